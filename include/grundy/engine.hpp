@@ -1,0 +1,52 @@
+// The table engine: fills g(x, y) for rows 0..Y-1 and columns 0..X-1 by a tiled anti-diagonal
+// wavefront in parallel, keeping the row, column and diagonal sets as bit windows, and hands
+// finished tiles to a TileSink.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "grundy/tile_sink.hpp"
+
+namespace grundy {
+
+// The mex kernel: the scan over the union of a row, a column and a diagonal window, written
+// once per instruction set. All give the same tables; Auto takes the fastest the CPU runs.
+enum class MexKernel { Auto, Portable, Avx2, Avx512 };
+
+bool mex_kernel_supported(MexKernel kernel);
+MexKernel best_mex_kernel();
+const char* mex_kernel_name(MexKernel kernel);
+
+struct EngineOptions {
+    uint64_t rows = 0;   // Y
+    uint64_t cols = 0;   // X
+    int threads = 0;     // 0: OpenMP's default (OMP_NUM_THREADS, else all cores)
+    uint32_t tile = 0;   // side of the square tiles; 0: chosen from the table size
+    MexKernel kernel = MexKernel::Auto;
+    // Optional: counts finished cells, so another thread can report progress.
+    std::atomic<uint64_t>* cells_done = nullptr;
+    // Optional: when it becomes true, the engine stops after the tiles in flight.
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+struct EngineStats {
+    uint64_t cells = 0;          // cells computed
+    double seconds = 0.0;        // wall time of the computation
+    int threads = 0;             // threads actually used
+    uint32_t tile = 0;           // tile side actually used
+    MexKernel kernel = MexKernel::Auto;  // kernel actually used
+    uint64_t peak_state_bytes = 0;  // largest total size of the set windows at any time
+    bool cancelled = false;      // stopped early through EngineOptions::cancel
+};
+
+// The tile side the engine uses for a table when none is given.
+uint32_t default_tile(uint64_t rows, uint64_t cols);
+
+// Upper estimate of the engine's state (set windows) for a table, in bytes.
+uint64_t estimate_state_bytes(uint64_t rows, uint64_t cols, uint32_t tile);
+
+// Throws grundy::Error for nonsense sizes. Fills the table and delivers every tile to `sink`.
+EngineStats compute_table(const EngineOptions& options, TileSink& sink);
+
+}  // namespace grundy

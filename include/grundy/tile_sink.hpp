@@ -1,0 +1,43 @@
+// Where finished tiles go. The engine never holds the whole table: every tile it finishes is
+// handed to a TileSink (the HDF5 writer, an in-memory table, an analysis pass) and forgotten.
+#pragma once
+
+#include <cstdint>
+
+namespace grundy {
+
+// A finished rectangle of the table: rows y0..y0+height-1, columns x0..x0+width-1, values in
+// row-major order, so g(x0 + i, y0 + j) = values[j * width + i]. Valid only during consume().
+struct TileView {
+    uint64_t x0 = 0;
+    uint64_t y0 = 0;
+    uint32_t width = 0;
+    uint32_t height = 0;
+    const uint32_t* values = nullptr;
+
+    uint32_t at(uint64_t x, uint64_t y) const { return values[(y - y0) * width + (x - x0)]; }
+};
+
+struct TableShape {
+    uint64_t rows = 0;  // Y: rows 0..Y-1 (the second coordinate, y)
+    uint64_t cols = 0;  // X: columns 0..X-1 (the first coordinate, x)
+    uint32_t tile = 0;  // side of the engine's square tiles; tiles start at multiples of it
+};
+
+class TileSink {
+public:
+    virtual ~TileSink() = default;
+    // Called once, before any tile, from the calling thread.
+    virtual void begin(const TableShape& /*shape*/) {}
+    // Called from worker threads, concurrently for tiles of one tile anti-diagonal: must be
+    // thread-safe. Each tile is delivered exactly once, after all tiles it depends on.
+    virtual void consume(const TileView& tile) = 0;
+};
+
+// Discards every tile (grundy compute --no-output).
+class NullSink final : public TileSink {
+public:
+    void consume(const TileView&) override {}
+};
+
+}  // namespace grundy

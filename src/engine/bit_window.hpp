@@ -1,0 +1,110 @@
+// BitWindow: one row, column or diagonal set of the engine, kept as a sliding window of bits.
+//
+// Why a window: when cell (x, y) is computed, the row already holds every value below x - 2y and
+// no option has a value above x + y (DESIGN.md), so only values in [x - 2y, x + y] are ever asked
+// about. A window stores the bits from its low-water mark upwards and forgets what lies below,
+// so a row of a strip needs O(y) bits however long it gets.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "engine/config.hpp"
+
+namespace grundy::engine {
+
+struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows never share one
+    uint64_t* words = nullptr;  // bit v of the set is bit v % 64 of words[v / 64 - base]
+    uint64_t base = 0;          // index (in 64-bit words of the value line) of words[0]
+    uint64_t capacity = 0;      // words allocated
+    uint64_t low = 0;           // low-water mark: every value below it is in the set or unneeded
+
+    bool is_open() const { return words != nullptr; }
+
+    // Opens an empty set whose values below `floor` will never be asked about (they count as
+    // present). Returns the bytes allocated.
+    uint64_t open(uint64_t floor, uint64_t initial_words) {
+        base = floor / 64;
+        low = floor;
+        capacity = initial_words < kMinWindowWords ? kMinWindowWords : initial_words;
+        words = allocate(capacity);
+        return capacity * 8;
+    }
+
+    // Releases the storage. Returns the bytes freed.
+    uint64_t close() {
+        std::free(words);
+        words = nullptr;
+        const uint64_t bytes = capacity * 8;
+        capacity = 0;
+        return bytes;
+    }
+
+    // Makes the words up to `last_word` addressable. Returns the change in bytes allocated.
+    int64_t reserve_through(uint64_t last_word) {
+        if (last_word < base + capacity) return 0;
+        return make_room(last_word);
+    }
+
+    bool contains(uint64_t v) const {
+        if (v < low) return true;
+        const uint64_t w = v / 64 - base;
+        return w < capacity && ((words[w] >> (v % 64)) & 1);
+    }
+
+    // Adds v (v >= low, its word already reserved) and moves the low-water mark past it.
+    void insert(uint64_t v) {
+        words[v / 64 - base] |= uint64_t{1} << (v % 64);
+        if (v == low) advance_low();
+    }
+
+private:
+    static uint64_t* allocate(uint64_t n) {
+        auto* p = static_cast<uint64_t*>(std::aligned_alloc(64, ((n * 8 + 63) / 64) * 64));
+        if (!p) throw std::bad_alloc();
+        std::memset(p, 0, n * 8);
+        return p;
+    }
+
+    void advance_low() {
+        uint64_t w = low / 64 - base;
+        uint64_t free_bits = ~words[w] & (~uint64_t{0} << (low % 64));
+        while (free_bits == 0) {
+            if (++w == capacity) {  // everything stored is present
+                low = (base + capacity) * 64;
+                return;
+            }
+            free_bits = ~words[w];
+        }
+        low = (base + w) * 64 + static_cast<uint64_t>(__builtin_ctzll(free_bits));
+    }
+
+    // Slides the window up to the low-water mark, and grows it if that is not enough. Sliding
+    // only when it frees at least half the storage keeps the copying O(1) per value, amortised.
+    int64_t make_room(uint64_t last_word) {
+        const uint64_t low_word = low / 64;
+        const uint64_t needed = last_word - low_word + 1;
+        if (needed * 2 <= capacity) {
+            const uint64_t shift = low_word - base;
+            const uint64_t kept = capacity - shift;
+            std::memmove(words, words + shift, kept * 8);
+            std::memset(words + kept, 0, shift * 8);
+            base = low_word;
+            return 0;
+        }
+        const uint64_t new_capacity = needed * 2;
+        uint64_t* grown = allocate(new_capacity);
+        const uint64_t shift = low_word - base;
+        std::memcpy(grown, words + shift, (capacity - shift) * 8);
+        std::free(words);
+        words = grown;
+        base = low_word;
+        const int64_t delta = static_cast<int64_t>(new_capacity) - static_cast<int64_t>(capacity);
+        capacity = new_capacity;
+        return delta * 8;
+    }
+};
+
+}  // namespace grundy::engine

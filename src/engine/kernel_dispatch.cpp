@@ -1,0 +1,53 @@
+// Run-time choice of the mex kernel from what the CPU reports.
+#include "engine/sweep.hpp"
+#include "grundy/error.hpp"
+
+namespace grundy {
+
+bool mex_kernel_supported(MexKernel kernel) {
+    switch (kernel) {
+        case MexKernel::Auto:
+        case MexKernel::Portable: return true;
+#if defined(__x86_64__)
+        case MexKernel::Avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi");
+        case MexKernel::Avx512:
+            return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("bmi");
+#else
+        default: return false;
+#endif
+    }
+    return false;
+}
+
+MexKernel best_mex_kernel() {
+    if (mex_kernel_supported(MexKernel::Avx512)) return MexKernel::Avx512;
+    if (mex_kernel_supported(MexKernel::Avx2)) return MexKernel::Avx2;
+    return MexKernel::Portable;
+}
+
+const char* mex_kernel_name(MexKernel kernel) {
+    switch (kernel) {
+        case MexKernel::Auto: return "auto";
+        case MexKernel::Portable: return "portable";
+        case MexKernel::Avx2: return "avx2";
+        case MexKernel::Avx512: return "avx512";
+    }
+    return "?";
+}
+
+namespace engine {
+
+SweepFn select_sweep(MexKernel kernel) {
+    if (kernel == MexKernel::Auto) kernel = best_mex_kernel();
+    if (!mex_kernel_supported(kernel))
+        throw Error(std::string("this CPU cannot run the ") + mex_kernel_name(kernel) +
+                    " mex kernel");
+    switch (kernel) {
+        case MexKernel::Avx512: return sweep_tile_avx512;
+        case MexKernel::Avx2: return sweep_tile_avx2;
+        default: return sweep_tile_portable;
+    }
+}
+
+}  // namespace engine
+}  // namespace grundy

@@ -1,0 +1,34 @@
+// The mex kernel: the least value at or above `lo` that is in none of three windows.
+//
+// This is where the engine spends its time (the scan from the highest low-water mark to the mex
+// averages about 0.2 N values in an N x N square), so each instruction set gets its own version;
+// sweep_*.cpp compile them and kernel_dispatch.cpp picks one at run time. Every version reads
+// whole words from word lo / 64 on; the caller guarantees each window covers those words up to
+// the word of x + y plus kScanPadWords, and no set holds a value above x + y - 1, so the scan
+// always ends inside the padded range.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/bit_window.hpp"
+
+namespace grundy::engine {
+
+// Portable version, one 64-bit word of each window per step.
+inline uint64_t mex_scan_portable(const BitWindow& a, const BitWindow& b, const BitWindow& c,
+                                  uint64_t lo) {
+    const uint64_t w = lo / 64;
+    const uint64_t* pa = a.words + (w - a.base);
+    const uint64_t* pb = b.words + (w - b.base);
+    const uint64_t* pc = c.words + (w - c.base);
+    // Bits below lo count as taken.
+    uint64_t taken = pa[0] | pb[0] | pc[0] | ((uint64_t{1} << (lo % 64)) - 1);
+    uint64_t k = 0;
+    while (taken == ~uint64_t{0}) {
+        ++k;
+        taken = pa[k] | pb[k] | pc[k];
+    }
+    return (w + k) * 64 + static_cast<uint64_t>(__builtin_ctzll(~taken));
+}
+
+}  // namespace grundy::engine

@@ -1,0 +1,24 @@
+// The sweep of one tile for each instruction set, and the choice between them.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/table_state.hpp"
+#include "grundy/engine.hpp"
+
+namespace grundy::engine {
+
+// Fills rows y0..y1-1, columns x0..x1-1 into `out` (row-major, stride x1 - x0). Returns the
+// change in bytes of window storage.
+using SweepFn = int64_t (*)(TableState&, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
+                            uint32_t* out);
+
+int64_t sweep_tile_portable(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*);
+int64_t sweep_tile_avx2(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*);
+int64_t sweep_tile_avx512(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*);
+
+// The sweep for `kernel`; Auto is resolved to the best this CPU runs. Throws grundy::Error if
+// the CPU lacks the instructions of the kernel asked for.
+SweepFn select_sweep(MexKernel kernel);
+
+}  // namespace grundy::engine

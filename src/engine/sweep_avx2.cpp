@@ -1,0 +1,49 @@
+// The tile sweep with an AVX2 mex kernel: four words of each window per step. Only this file's
+// functions are compiled for AVX2 (internal linkage, so the linker can never hand them to a
+// caller on a CPU without it); kernel_dispatch.cpp calls them only where the CPU has AVX2.
+#include <immintrin.h>
+
+#include "engine/sweep.hpp"
+
+namespace grundy::engine {
+
+#pragma GCC push_options
+#pragma GCC target("avx2,bmi")
+namespace {
+
+inline uint64_t mex_scan_avx2(const BitWindow& a, const BitWindow& b, const BitWindow& c,
+                              uint64_t lo) {
+    const uint64_t w = lo / 64;
+    const uint64_t* pa = a.words + (w - a.base);
+    const uint64_t* pb = b.words + (w - b.base);
+    const uint64_t* pc = c.words + (w - c.base);
+    const uint64_t first = pa[0] | pb[0] | pc[0] | ((uint64_t{1} << (lo % 64)) - 1);
+    if (first != ~uint64_t{0}) return w * 64 + static_cast<uint64_t>(__builtin_ctzll(~first));
+    const __m256i ones = _mm256_set1_epi64x(-1);
+    for (uint64_t k = 1;; k += 4) {
+        const __m256i v = _mm256_or_si256(
+            _mm256_or_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(pa + k)),
+                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pb + k))),
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pc + k)));
+        const int full = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(v, ones)));
+        if (full != 0xF) {
+            const uint64_t j = k + static_cast<uint64_t>(__builtin_ctz(~full & 0xF));
+            const uint64_t taken = pa[j] | pb[j] | pc[j];
+            return (w + j) * 64 + static_cast<uint64_t>(__builtin_ctzll(~taken));
+        }
+    }
+}
+
+#define MEX_SCAN mex_scan_avx2
+#include "engine/tile_sweep.hpp"
+#undef MEX_SCAN
+
+}  // namespace
+
+int64_t sweep_tile_avx2(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
+                        uint32_t* out) {
+    return sweep_tile_body(s, x0, x1, y0, y1, out);
+}
+#pragma GCC pop_options
+
+}  // namespace grundy::engine

@@ -1,0 +1,17 @@
+// The tile sweep with the portable mex kernel (any x86-64 or other CPU).
+#include "engine/mex_kernel.hpp"
+#include "engine/sweep.hpp"
+
+namespace grundy::engine {
+namespace {
+#define MEX_SCAN mex_scan_portable
+#include "engine/tile_sweep.hpp"
+#undef MEX_SCAN
+}  // namespace
+
+int64_t sweep_tile_portable(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
+                            uint32_t* out) {
+    return sweep_tile_body(s, x0, x1, y0, y1, out);
+}
+
+}  // namespace grundy::engine

@@ -1,0 +1,143 @@
+// The schedule: square tiles swept by anti-diagonals I + J = S, the tiles of one anti-diagonal
+// in parallel. Two tiles of one tile anti-diagonal share no row, column or diagonal, so they
+// need no locks; a tile needs only tiles (I', J') with I' <= I and J' <= J, all on earlier
+// anti-diagonals. One barrier per tile anti-diagonal.
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/config.hpp"
+#include "engine/sweep.hpp"
+#include "engine/table_state.hpp"
+#include "grundy/engine.hpp"
+#include "grundy/error.hpp"
+
+namespace grundy {
+
+uint32_t default_tile(uint64_t rows, uint64_t cols) {
+    (void)rows;
+    (void)cols;
+    return engine::kDefaultTile;
+}
+
+uint64_t estimate_state_bytes(uint64_t rows, uint64_t cols, uint32_t tile) {
+    // Row y spans at most 3y + 1 values, kept in up to twice that; a column or diagonal at most
+    // 3 min(X, Y). All rows and columns can be open at once in a square; diagonals likewise.
+    const double y = static_cast<double>(rows), x = static_cast<double>(cols);
+    const double m = std::min(x, y);
+    const double bits = 2.0 * (1.5 * y * y)        // rows: sum of 2 * 3y
+                        + x * 2.0 * 3.0 * m        // columns
+                        + (x + y) * 2.0 * 3.0 * m  // diagonals
+                        + 64.0 * 64.0 * (x + y);   // per-window overheads
+    (void)tile;
+    return static_cast<uint64_t>(bits / 8.0);
+}
+
+namespace {
+
+void check_sizes(const EngineOptions& o) {
+    if (o.rows == 0 || o.cols == 0) throw Error("rows and cols must be at least 1");
+    // Values reach X + Y - 2 and are stored as 32-bit integers.
+    constexpr uint64_t kMaxSide = uint64_t{1} << 31;
+    if (o.rows > kMaxSide || o.cols > kMaxSide)
+        throw Error("rows and cols must be at most 2^31 (values are 32-bit)");
+    if (o.tile != 0 && (o.tile < engine::kMinTile || o.tile > engine::kMaxTile))
+        throw Error("tile must be between " + std::to_string(engine::kMinTile) + " and " +
+                    std::to_string(engine::kMaxTile));
+    if (o.threads < 0) throw Error("threads must be at least 1");
+}
+
+}  // namespace
+
+EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
+    check_sizes(options);
+    const engine::SweepFn sweep = engine::select_sweep(options.kernel);
+
+    EngineStats stats;
+    stats.kernel = options.kernel == MexKernel::Auto ? best_mex_kernel() : options.kernel;
+    stats.tile = options.tile ? options.tile : default_tile(options.rows, options.cols);
+    stats.threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+
+    const uint64_t X = options.cols, Y = options.rows, B = stats.tile;
+    const uint64_t tiles_x = (X + B - 1) / B, tiles_y = (Y + B - 1) / B;
+    engine::TableState state(Y, X);
+
+    TableShape shape{Y, X, stats.tile};
+    sink.begin(shape);
+
+    std::atomic<int64_t> state_bytes{0};
+    std::atomic<uint64_t> peak_bytes{0};
+    std::atomic<bool> failed{false};
+    std::exception_ptr failure;
+    std::mutex failure_mutex;
+    std::atomic<uint64_t> cells{0};
+
+    const auto start = std::chrono::steady_clock::now();
+#pragma omp parallel num_threads(stats.threads)
+    {
+        // Scratch of each worker: the values of the tile it is sweeping.
+        std::vector<uint32_t> buffer(B * B);
+        for (uint64_t s = 0; s + 1 < tiles_x + tiles_y; ++s) {
+            const uint64_t i_first = s >= tiles_y ? s - (tiles_y - 1) : 0;
+            const uint64_t i_last = std::min(s, tiles_x - 1);
+#pragma omp for schedule(dynamic, 1)
+            for (uint64_t i = i_first; i <= i_last; ++i) {
+                if (failed.load(std::memory_order_relaxed)) continue;
+                if (options.cancel && options.cancel->load(std::memory_order_relaxed)) continue;
+                const uint64_t j = s - i;
+                const uint64_t x0 = i * B, x1 = std::min(X, x0 + B);
+                const uint64_t y0 = j * B, y1 = std::min(Y, y0 + B);
+                try {
+                    int64_t delta = sweep(state, x0, x1, y0, y1, buffer.data());
+                    const int64_t now = state_bytes.fetch_add(delta) + delta;
+                    uint64_t peak = peak_bytes.load();
+                    while (now > 0 && static_cast<uint64_t>(now) > peak &&
+                           !peak_bytes.compare_exchange_weak(peak, static_cast<uint64_t>(now))) {
+                    }
+                    sink.consume(TileView{x0, y0, static_cast<uint32_t>(x1 - x0),
+                                          static_cast<uint32_t>(y1 - y0), buffer.data()});
+                    // Close the sets whose last cell lies in this tile.
+                    int64_t freed = 0;
+                    if (x1 == X)
+                        for (uint64_t y = y0; y < y1; ++y) freed += state.row_sets[y].close();
+                    if (y1 == Y)
+                        for (uint64_t x = x0; x < x1; ++x) freed += state.col_sets[x].close();
+                    for (uint64_t y = y0; y < y1; ++y) {  // diagonals entering through row y0..
+                        const uint64_t x = x0;
+                        const uint64_t last = state.diagonal_last_row(x, y);
+                        if (last < y1 && x + (last - y) < x1) freed += state.diag(x, y).close();
+                    }
+                    for (uint64_t x = x0 + 1; x < x1; ++x) {  // ...and through column x0
+                        const uint64_t last = state.diagonal_last_row(x, y0);
+                        if (last < y1 && x + (last - y0) < x1) freed += state.diag(x, y0).close();
+                    }
+                    state_bytes.fetch_sub(freed);
+                    const uint64_t n = (x1 - x0) * (y1 - y0);
+                    cells.fetch_add(n, std::memory_order_relaxed);
+                    if (options.cells_done)
+                        options.cells_done->fetch_add(n, std::memory_order_relaxed);
+                } catch (...) {
+                    std::lock_guard<std::mutex> lock(failure_mutex);
+                    if (!failure) failure = std::current_exception();
+                    failed.store(true);
+                }
+            }
+        }
+    }
+    stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (failure) std::rethrow_exception(failure);
+    stats.cells = cells.load();
+    stats.peak_state_bytes = peak_bytes.load();
+    stats.cancelled = stats.cells != X * Y;
+    return stats;
+}
+
+}  // namespace grundy

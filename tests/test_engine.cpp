@@ -1,0 +1,186 @@
+// The engine against an independent direct-mex table, published values and known properties.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "grundy/engine.hpp"
+#include "grundy/error.hpp"
+#include "grundy/memory_table.hpp"
+#include "reference.hpp"
+
+namespace grundy {
+namespace {
+
+MemoryTable compute(uint64_t rows, uint64_t cols, int threads = 1, uint32_t tile = 0,
+                    MexKernel kernel = MexKernel::Auto) {
+    MemoryTable table;
+    EngineOptions o;
+    o.rows = rows;
+    o.cols = cols;
+    o.threads = threads;
+    o.tile = tile;
+    o.kernel = kernel;
+    const EngineStats stats = compute_table(o, table);
+    EXPECT_EQ(stats.cells, rows * cols);
+    EXPECT_FALSE(stats.cancelled);
+    return table;
+}
+
+void expect_equal_to_direct_mex(const MemoryTable& t) {
+    const auto expected = testing::direct_mex_table(t.rows(), t.cols());
+    for (uint64_t y = 0; y < t.rows(); ++y)
+        for (uint64_t x = 0; x < t.cols(); ++x)
+            ASSERT_EQ(t(x, y), expected[y * t.cols() + x]) << "at (x, y) = (" << x << ", " << y
+                                                          << ")";
+}
+
+// Rectangles not multiples of the tile, thin strips, several threads and tiles.
+using Shape = std::tuple<uint64_t, uint64_t, int, uint32_t>;  // rows, cols, threads, tile
+class EngineVsDirectMex : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(EngineVsDirectMex, SameTable) {
+    const auto [rows, cols, threads, tile] = GetParam();
+    expect_equal_to_direct_mex(compute(rows, cols, threads, tile));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, EngineVsDirectMex,
+    ::testing::Values(Shape{1, 1, 1, 8}, Shape{1, 300, 1, 16}, Shape{300, 1, 2, 16},
+                      Shape{1, 257, 3, 8}, Shape{257, 1, 1, 0}, Shape{37, 53, 1, 8},
+                      Shape{53, 37, 2, 8}, Shape{100, 100, 1, 0}, Shape{100, 100, 4, 16},
+                      Shape{129, 70, 3, 32}, Shape{70, 129, 2, 24}, Shape{200, 150, 2, 64},
+                      Shape{150, 333, 4, 8}, Shape{12, 400, 2, 8}, Shape{400, 12, 2, 8}));
+
+// Every kernel this CPU runs gives the same table as the portable one.
+TEST(Engine, KernelsAgree) {
+    const MemoryTable reference = compute(300, 517, 2, 64, MexKernel::Portable);
+    for (MexKernel k : {MexKernel::Avx2, MexKernel::Avx512}) {
+        if (!mex_kernel_supported(k)) {
+            GTEST_LOG_(INFO) << mex_kernel_name(k) << " not supported here, skipped";
+            continue;
+        }
+        const MemoryTable t = compute(300, 517, 2, 64, k);
+        EXPECT_EQ(t.values(), reference.values()) << mex_kernel_name(k);
+    }
+}
+
+// OEIS A004481 (the table) as published in its lower-triangle form A317205 (Winning Ways,
+// p. 76): row n of the triangle is g(n, 0), g(n, 1), ..., g(n, n).
+TEST(Engine, OeisA004481Triangle) {
+    const std::vector<uint32_t> a317205 = {
+        0, 1, 2, 2, 0, 1, 3, 4, 5, 6, 4, 5, 3, 2, 7, 5, 3, 4, 0, 6, 8, 6, 7, 8, 1, 9,
+        10, 3, 7, 8, 6, 9, 0, 1, 4, 5, 8, 6, 7, 10, 1, 2, 5, 3, 4, 9, 10, 11, 12, 8, 7, 13,
+        14, 15, 16, 10, 11, 9, 8, 13, 12, 0, 15, 16, 17, 14, 11, 9, 10, 7, 12, 14, 2, 13, 17, 6,
+        18, 15};
+    const MemoryTable t = compute(12, 12, 2, 8);
+    size_t k = 0;
+    for (uint64_t n = 0; k < a317205.size(); ++n)
+        for (uint64_t m = 0; m <= n; ++m, ++k) {
+            ASSERT_EQ(t(n, m), a317205[k]) << "term " << k << ": g(" << n << ", " << m << ")";
+            ASSERT_EQ(t(m, n), a317205[k]) << "term " << k << ": g(" << m << ", " << n << ")";
+        }
+}
+
+// The first anti-diagonals of A004481: g(0, s), g(1, s - 1), ..., g(s, 0).
+TEST(Engine, OeisA004481Antidiagonals) {
+    const std::vector<std::vector<uint32_t>> antidiagonals = {
+        {0},
+        {1, 1},
+        {2, 2, 2},
+        {3, 0, 0, 3},
+        {4, 4, 1, 4, 4},
+        {5, 5, 5, 5, 5, 5},
+        {6, 3, 3, 6, 3, 3, 6},
+        {7, 7, 4, 2, 2, 4, 7, 7},
+        {8, 8, 8, 0, 7, 0, 8, 8, 8},
+        {9, 6, 6, 1, 6, 6, 1, 6, 6, 9},
+        {10, 10, 7, 9, 9, 8, 9, 9, 7, 10, 10},
+        {11, 11, 11, 10, 0, 10, 10, 0, 10, 11, 11, 11}};
+    const MemoryTable t = compute(12, 12, 1, 8);
+    for (uint64_t s = 0; s < antidiagonals.size(); ++s)
+        for (uint64_t x = 0; x <= s; ++x)
+            EXPECT_EQ(t(x, s - x), antidiagonals[s][x]) << "g(" << x << ", " << s - x << ")";
+}
+
+// Rows 1..4 are OEIS A004482..A004485: g(x, 1), g(x, 2), ...
+TEST(Engine, OeisRows) {
+    const std::map<uint64_t, std::vector<uint32_t>> rows = {
+        {1, {1, 2, 0, 4, 5, 3, 7, 8, 6, 10, 11, 9}},
+        {2, {2, 0, 1, 5, 3, 4, 8, 6, 7, 11, 9, 10}},
+        {3, {3, 4, 5, 6, 2, 0, 1, 9, 10, 12, 8, 7}},
+        {4, {4, 5, 3, 2, 7, 6, 9, 0, 1, 8, 13, 12}},
+    };
+    const MemoryTable t = compute(5, 12, 1, 8);
+    for (const auto& [y, values] : rows)
+        for (uint64_t x = 0; x < values.size(); ++x)
+            EXPECT_EQ(t(x, y), values[x]) << "row " << y << " column " << x;
+}
+
+TEST(Engine, SymmetryBoundsAndPermutations) {
+    const uint64_t n = 700;
+    const MemoryTable t = compute(n, n, 2, 64);
+    for (uint64_t y = 0; y < n; ++y)
+        for (uint64_t x = 0; x < n; ++x) {
+            const int64_t g = t(x, y);
+            ASSERT_EQ(t(x, y), t(y, x)) << x << "," << y;
+            ASSERT_LE(g, static_cast<int64_t>(x + y));
+            ASSERT_GE(g, static_cast<int64_t>(x) - 2 * static_cast<int64_t>(y));
+        }
+    // No value twice in a row; row y of length n holds every value below n - 2y.
+    for (uint64_t y = 0; y < n; ++y) {
+        std::vector<bool> seen(2 * n);
+        for (uint64_t x = 0; x < n; ++x) {
+            ASSERT_FALSE(seen[t(x, y)]) << "value twice in row " << y;
+            seen[t(x, y)] = true;
+        }
+        for (uint64_t v = 0; v + 2 * y < n; ++v) ASSERT_TRUE(seen[v]) << "row " << y << " lacks " << v;
+    }
+}
+
+// Zeros exactly at (a_n, b_n) and (b_n, a_n), a_n = floor(n phi), b_n = a_n + n.
+TEST(Engine, ZerosAtWythoffPairs) {
+    const uint64_t n = 1000;
+    const MemoryTable t = compute(n, n, 2, 0);
+    std::vector<std::vector<bool>> p(n, std::vector<bool>(n));
+    const double phi = (1.0 + std::sqrt(5.0)) / 2.0;  // exact enough for n < 10^6
+    for (uint64_t k = 0;; ++k) {
+        const auto a = static_cast<uint64_t>(std::floor(k * phi)), b = a + k;
+        if (a >= n) break;
+        if (b < n) p[a][b] = p[b][a] = true;
+    }
+    for (uint64_t y = 0; y < n; ++y)
+        for (uint64_t x = 0; x < n; ++x)
+            ASSERT_EQ(t(x, y) == 0, p[x][y]) << "at (" << x << ", " << y << ")";
+}
+
+TEST(Engine, RejectsNonsenseSizes) {
+    NullSink sink;
+    EngineOptions o;
+    o.rows = 0;
+    o.cols = 10;
+    EXPECT_THROW(compute_table(o, sink), Error);
+    o.rows = 10;
+    o.cols = uint64_t{1} << 32;
+    EXPECT_THROW(compute_table(o, sink), Error);
+    o.cols = 10;
+    o.tile = 3;
+    EXPECT_THROW(compute_table(o, sink), Error);
+}
+
+TEST(Engine, CancelStopsEarly) {
+    std::atomic<bool> cancel{true};
+    NullSink sink;
+    EngineOptions o;
+    o.rows = o.cols = 512;
+    o.tile = 64;
+    o.cancel = &cancel;
+    const EngineStats stats = compute_table(o, sink);
+    EXPECT_TRUE(stats.cancelled);
+    EXPECT_LT(stats.cells, 512u * 512u);
+}
+
+}  // namespace
+}  // namespace grundy
