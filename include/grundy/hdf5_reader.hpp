@@ -1,0 +1,40 @@
+// Hdf5TableReader: opens a table written by `grundy compute` and reads rectangles of it, chunk
+// by chunk, for the analysis passes, the player and the tests. Refuses, with one clear message,
+// files that are missing, not HDF5, without /grundy, of the wrong shape or type, or incomplete.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace grundy {
+
+class Hdf5TableReader {
+public:
+    explicit Hdf5TableReader(const std::string& path, bool allow_incomplete = false);
+    ~Hdf5TableReader();
+    Hdf5TableReader(const Hdf5TableReader&) = delete;
+    Hdf5TableReader& operator=(const Hdf5TableReader&) = delete;
+
+    const std::string& path() const;
+    uint64_t rows() const;
+    uint64_t cols() const;
+    uint64_t chunk_rows() const;  // the dataset's chunk shape: read in multiples of it
+    uint64_t chunk_cols() const;
+    bool complete() const;
+
+    // Reads rows y0..y0+height-1, columns x0..x0+width-1 into out (row-major, stride width).
+    void read(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, uint32_t* out) const;
+    uint32_t at(uint64_t x, uint64_t y) const;
+
+    std::optional<std::string> string_attribute(const char* name) const;
+    std::optional<int64_t> int_attribute(const char* name) const;
+    std::optional<double> double_attribute(const char* name) const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace grundy

@@ -1,0 +1,71 @@
+// Hdf5Writer: a TileSink that streams the table into an HDF5 file laid out as DESIGN.md's
+// contract says: dataset /grundy [rows, cols] of unsigned integers, one chunk per engine tile,
+// shuffle + deflate by default, root attributes, and `complete` = 1 written last.
+//
+// Worker threads shuffle and compress their own tiles (exactly what HDF5's shuffle and deflate
+// filters would produce, so every stock reader decodes them); one writer thread stores the
+// chunks with H5Dwrite_chunk, overlapped with the computation.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "grundy/tile_sink.hpp"
+
+namespace grundy {
+
+struct Compression {
+    enum class Kind { None, Deflate };
+    Kind kind = Kind::Deflate;
+    int level = 4;  // deflate level 1..9 (what the file advertises; 1 is fastest)
+
+    // "none", "deflate" or "deflate:LEVEL". Throws grundy::Error otherwise.
+    static Compression parse(const std::string& text);
+    std::string describe() const;
+};
+
+struct Hdf5WriterOptions {
+    std::string path;
+    bool force = false;  // overwrite an existing file
+    Compression compression;
+};
+
+// What the file records about the run that made it, written just before `complete`.
+struct RunRecord {
+    int threads = 0;
+    uint32_t tile = 0;
+    std::string mex_kernel;
+    double elapsed_seconds = 0.0;
+};
+
+class Hdf5Writer final : public TileSink {
+public:
+    // Checks the path (exists without force, missing or unwritable directory) and creates the
+    // file. Throws grundy::Error with a one-line message.
+    explicit Hdf5Writer(Hdf5WriterOptions options);
+    // A writer destroyed before finish() removes its file: an interrupted or failed run never
+    // leaves a file behind, let alone one that says it is complete.
+    ~Hdf5Writer() override;
+    Hdf5Writer(const Hdf5Writer&) = delete;
+    Hdf5Writer& operator=(const Hdf5Writer&) = delete;
+
+    void begin(const TableShape& shape) override;
+    void consume(const TileView& tile) override;
+
+    // Waits for every chunk to be on disk, records the run, then marks the file complete.
+    void finish(const RunRecord& record);
+
+    uint64_t raw_bytes() const;         // size of the table uncompressed
+    uint64_t bytes_written() const;     // chunk bytes stored
+    uint64_t file_bytes() const;        // size of the finished file
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Bytes per stored value for a table: 2 while every value fits 16 bits, else 4.
+unsigned value_bytes(uint64_t rows, uint64_t cols);
+
+}  // namespace grundy

@@ -1,0 +1,137 @@
+// grundy compute: fill a table and stream it into an HDF5 file (or discard it, for benchmarks).
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "app/command.hpp"
+#include "app/options.hpp"
+#include "app/progress.hpp"
+#include "app/resources.hpp"
+#include "app/signals.hpp"
+#include "grundy/engine.hpp"
+#include "grundy/error.hpp"
+#include "grundy/hdf5_writer.hpp"
+
+namespace grundy::app {
+namespace {
+
+void describe(po::options_description& o, std::vector<std::string>&) {
+    o.add_options()
+        ("rows", po::value<std::string>()->required(), "rows Y: the table holds y = 0..Y-1")
+        ("cols", po::value<std::string>()->required(), "columns X: the table holds x = 0..X-1")
+        ("output,o", po::value<std::string>(), "HDF5 file to write")
+        ("no-output", po::bool_switch(), "compute and discard the table (benchmarks)")
+        ("threads,t", po::value<std::string>(),
+         "worker threads (default: OMP_NUM_THREADS, else all cores)")
+        ("tile", po::value<std::string>(), "side of the square tiles (8..4096; default 256)")
+        ("compression", po::value<std::string>()->default_value("deflate"),
+         "none | deflate | deflate:LEVEL (1..9); deflate is shuffle + deflate level 4")
+        ("kernel", po::value<std::string>()->default_value("auto"),
+         "mex kernel: auto | portable | avx2 | avx512")
+        ("force", po::bool_switch(), "overwrite an existing output file")
+        ("progress", po::bool_switch(), "show progress on stderr even when it is not a terminal")
+        ("quiet,q", po::bool_switch(), "no progress and no summary");
+}
+
+MexKernel parse_kernel(const std::string& s) {
+    for (MexKernel k : {MexKernel::Auto, MexKernel::Portable, MexKernel::Avx2, MexKernel::Avx512})
+        if (s == mex_kernel_name(k)) return k;
+    throw Error("--kernel must be auto, portable, avx2 or avx512, got '" + s + "'");
+}
+
+// Refuses up front what this machine cannot hold, with the estimate in the message.
+void check_fits(uint64_t rows, uint64_t cols, uint32_t tile, const std::string* output,
+                const Compression& compression) {
+    const uint64_t state = estimate_state_bytes(rows, cols, tile);
+    const uint64_t memory = physical_memory_bytes();
+    if (memory && state > memory / 10 * 9)
+        throw Error("a " + std::to_string(rows) + " x " + std::to_string(cols) +
+                    " table needs about " + human_bytes(static_cast<double>(state)) +
+                    " of state; this machine has " + human_bytes(static_cast<double>(memory)));
+    if (!output) return;
+    const double raw = static_cast<double>(rows) * static_cast<double>(cols) *
+                       value_bytes(rows, cols);
+    // Tables compress to about 60-70% with shuffle + deflate; assume 80% to be safe.
+    const double expected = compression.kind == Compression::Kind::None ? raw : 0.8 * raw;
+    const uint64_t free = free_disk_bytes(*output);
+    if (free && expected > static_cast<double>(free))
+        throw Error("the output needs about " + human_bytes(expected) + " but only " +
+                    human_bytes(static_cast<double>(free)) + " are free for " + *output);
+}
+
+int run(const po::variables_map& v) {
+    const uint64_t max_side = uint64_t{1} << 31;
+    const uint64_t rows = count_option(v, "rows", 1, max_side);
+    const uint64_t cols = count_option(v, "cols", 1, max_side);
+    const bool no_output = v["no-output"].as<bool>();
+    const bool has_output = v.count("output") > 0;
+    if (no_output == has_output)
+        throw Error(no_output ? "give either --output or --no-output, not both"
+                              : "--output FILE.h5 is required (or --no-output to discard)");
+    EngineOptions engine;
+    engine.rows = rows;
+    engine.cols = cols;
+    engine.threads = parse_threads(v);
+    engine.tile = v.count("tile") ? static_cast<uint32_t>(count_option(v, "tile", 8, 4096)) : 0;
+    engine.kernel = parse_kernel(v["kernel"].as<std::string>());
+    if (!mex_kernel_supported(engine.kernel))
+        throw Error(std::string("this CPU cannot run the ") + mex_kernel_name(engine.kernel) +
+                    " kernel");
+    const Compression compression = Compression::parse(v["compression"].as<std::string>());
+    const std::string output = has_output ? v["output"].as<std::string>() : std::string();
+    const uint32_t tile = engine.tile ? engine.tile : default_tile(rows, cols);
+    check_fits(rows, cols, tile, has_output ? &output : nullptr, compression);
+
+    const bool quiet = v["quiet"].as<bool>();
+    std::unique_ptr<Hdf5Writer> writer;
+    if (has_output) writer = std::make_unique<Hdf5Writer>(
+                        Hdf5WriterOptions{output, v["force"].as<bool>(), compression});
+    NullSink discard;
+    TileSink& sink = writer ? static_cast<TileSink&>(*writer) : discard;
+
+    engine.cancel = &install_stop_handlers();
+    ProgressReporter progress(progress_wanted(v["progress"].as<bool>(), quiet), rows * cols);
+    engine.cells_done = &progress.counter();
+    const EngineStats stats = compute_table(engine, sink);
+    progress.stop();
+    if (stats.cancelled)
+        throw Error("interrupted by signal " + std::to_string(stop_signal()) + " after " +
+                    std::to_string(stats.cells) + " of " + std::to_string(rows * cols) +
+                    " cells" + (writer ? "; the unfinished " + output + " was removed" : ""));
+    if (writer)
+        writer->finish(RunRecord{stats.threads, stats.tile, mex_kernel_name(stats.kernel),
+                                 stats.seconds});
+    if (!quiet) {
+        char line[512];
+        const double rate = stats.seconds > 0 ? stats.cells / stats.seconds : 0.0;
+        int n = std::snprintf(line, sizeof line,
+                              "%llu cells in %.3f s, %s cells/s, %.2f ns/cell, %d threads, "
+                              "tile %u, %s kernel",
+                              static_cast<unsigned long long>(stats.cells), stats.seconds,
+                              human(rate).c_str(), rate > 0 ? 1e9 / rate * stats.threads : 0.0,
+                              stats.threads, stats.tile, mex_kernel_name(stats.kernel));
+        if (writer && n > 0 && static_cast<size_t>(n) < sizeof line) {
+            const double file = static_cast<double>(writer->file_bytes());
+            std::snprintf(line + n, sizeof line - n, ", %s written to %s, ratio %.2f",
+                          human_bytes(file).c_str(), output.c_str(),
+                          file > 0 ? writer->raw_bytes() / file : 0.0);
+        }
+        std::cout << line << std::endl;
+    }
+    return 0;
+}
+
+const CommandRegistrar registrar({
+    "compute",
+    "fill the table g(x, y) for rows 0..Y-1, columns 0..X-1 into an HDF5 file",
+    "--rows Y --cols X (--output F.h5 | --no-output) [options]",
+    "Computes the Sprague-Grundy values of Wythoff's game for every position (x, y) with\n"
+    "x < X and y < Y by a tiled anti-diagonal wavefront on all cores, and streams the tiles\n"
+    "into F.h5: dataset /grundy of shape [Y, X] (f['grundy'][y, x] is g(x, y)), chunked,\n"
+    "shuffle + deflate compressed, with the run's attributes and complete = 1 written last.\n"
+    "Sizes may be written as 2^k. An interrupted run removes its unfinished file.",
+    10, describe, run});
+
+}  // namespace
+}  // namespace grundy::app

@@ -1,0 +1,126 @@
+// grundy run JOB.ini: run the sections of a job file in order, each as the subcommand it names
+// ([compute], [analyze], ...), with the same option names as the command line. Options given
+// after the job file override the file's values in every section that has them.
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "app/command.hpp"
+#include "grundy/error.hpp"
+
+namespace grundy::app {
+namespace {
+
+struct Section {
+    std::string name;
+    JobSection job;
+};
+
+std::string trim(const std::string& s) {
+    const auto b = s.find_first_not_of(" \t\r");
+    if (b == std::string::npos) return "";
+    return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+std::vector<Section> read_job(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw Error("cannot read job file " + path);
+    std::vector<Section> sections;
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+        const std::string t = trim(line);
+        if (t.empty() || t[0] == '#' || t[0] == ';') continue;
+        const std::string where = path + ":" + std::to_string(number);
+        if (t.front() == '[') {
+            if (t.back() != ']') throw Error(where + ": malformed section header '" + t + "'");
+            const std::string name = trim(t.substr(1, t.size() - 2));
+            if (name == "run" || !find_command(name))
+                throw Error(where + ": unknown section [" + name + "] (sections name commands)");
+            sections.push_back({name, {"", path + " [" + name + "]"}});
+            continue;
+        }
+        if (t.find('=') == std::string::npos)
+            throw Error(where + ": expected 'key = value', got '" + t + "'");
+        if (sections.empty()) throw Error(where + ": option outside any [section]");
+        sections.back().job.text += t + "\n";
+    }
+    if (sections.empty()) throw Error("job file " + path + " has no sections");
+    return sections;
+}
+
+// The long option names a command accepts.
+std::set<std::string> option_names(const Command& c) {
+    po::options_description options;
+    std::vector<std::string> positional;
+    c.describe(options, positional);
+    std::set<std::string> names = {"help"};
+    for (const auto& o : options.options()) names.insert(o->long_name());
+    return names;
+}
+
+void describe(po::options_description& o, std::vector<std::string>& positional) {
+    o.add_options()("job", po::value<std::string>()->required(), "the job file (INI)")(
+        "override", po::value<std::vector<std::string>>(), "options overriding the file");
+    positional = {"job", "override"};
+}
+
+int run(const po::variables_map&) { return 0; }  // never called: see run_job below
+
+// `run` takes arbitrary options after the job file, so it parses its own arguments.
+int run_job(const Args& args) {
+    if (args.empty()) throw Error("usage: grundy run JOB.ini [--option value ...]");
+    if (args[0] == "--help" || args[0] == "-h") {
+        std::cout << "Usage: grundy run JOB.ini [--option value ...]\n\n"
+                     "Runs each [section] of JOB.ini as the command it names (compute, analyze,\n"
+                     "periods, ...), in order, with the section's key = value lines as options\n"
+                     "(the same names as on the command line). Options after the job file\n"
+                     "override the file in every section that has them. Paths are relative to\n"
+                     "the current directory.\n";
+        return 0;
+    }
+    const std::vector<Section> sections = read_job(args[0]);
+    const Args overrides(args.begin() + 1, args.end());
+    // Every override must mean something to at least one section, or it is a typo.
+    std::set<std::string> known;
+    for (const auto& s : sections) {
+        const auto names = option_names(*find_command(s.name));
+        known.insert(names.begin(), names.end());
+    }
+    for (const auto& a : overrides)
+        if (a.rfind("--", 0) == 0) {
+            const std::string name = a.substr(2, a.find('=') - 2);
+            if (!known.count(name))
+                throw Error("option --" + name + " is not used by any section of " + args[0]);
+        }
+    for (const auto& s : sections) {
+        const Command& c = *find_command(s.name);
+        // Keep only the overrides this command knows (with their values).
+        const auto names = option_names(c);
+        Args mine;
+        for (size_t i = 0; i < overrides.size(); ++i) {
+            const std::string& a = overrides[i];
+            if (a.rfind("--", 0) != 0) throw Error("unexpected argument '" + a + "'");
+            const std::string name = a.substr(2, a.find('=') - 2);
+            const bool has_value = a.find('=') == std::string::npos && i + 1 < overrides.size() &&
+                                   overrides[i + 1].rfind("--", 0) != 0;
+            if (names.count(name)) {
+                mine.push_back(a);
+                if (has_value) mine.push_back(overrides[i + 1]);
+            }
+            if (has_value) ++i;
+        }
+        const int status = run_command(c, mine, &s.job);
+        if (status != 0) return status;
+    }
+    return 0;
+}
+
+const CommandRegistrar registrar({"run", "run a job file (INI sections named after commands)",
+                                  "JOB.ini [--option value ...]", "", 90, describe, run});
+
+}  // namespace
+
+int run_job_file(const Args& args) { return run_job(args); }
+
+}  // namespace grundy::app

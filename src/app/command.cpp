@@ -1,0 +1,71 @@
+#include "app/command.hpp"
+
+#include <algorithm>
+#include <iostream>
+#include <sstream>
+
+#include "grundy/error.hpp"
+
+namespace grundy::app {
+namespace {
+
+std::vector<Command>& registry() {
+    static std::vector<Command> all;
+    return all;
+}
+
+}  // namespace
+
+CommandRegistrar::CommandRegistrar(const Command& command) {
+    auto& all = registry();
+    all.push_back(command);
+    std::sort(all.begin(), all.end(),
+              [](const Command& a, const Command& b) { return a.order < b.order; });
+}
+
+const std::vector<Command>& commands() { return registry(); }
+
+const Command* find_command(const std::string& name) {
+    for (const auto& c : registry())
+        if (name == c.name) return &c;
+    return nullptr;
+}
+
+int run_command(const Command& command, const Args& args, const JobSection* job) {
+    po::options_description options(std::string("Options of grundy ") + command.name);
+    std::vector<std::string> positional_names;
+    command.describe(options, positional_names);
+    options.add_options()("help,h", "show this help");
+    po::positional_options_description positional;
+    for (size_t i = 0; i < positional_names.size(); ++i)
+        positional.add(positional_names[i].c_str(),
+                       i + 1 == positional_names.size() ? -1 : 1);
+
+    po::variables_map values;
+    try {
+        po::command_line_parser parser(args);
+        parser.options(options).positional(positional).style(
+            po::command_line_style::unix_style ^ po::command_line_style::allow_guessing);
+        po::store(parser.run(), values);
+        if (values.count("help")) {
+            std::cout << "Usage: grundy " << command.name << " " << command.usage << "\n\n"
+                      << command.about << "\n\n"
+                      << options << std::flush;
+            return 0;
+        }
+        if (job) {
+            std::istringstream in(job->text);
+            try {
+                po::store(po::parse_config_file(in, options), values);
+            } catch (const po::error& e) {
+                throw Error(job->origin + ": " + e.what());
+            }
+        }
+        po::notify(values);
+    } catch (const po::error& e) {
+        throw Error(e.what());
+    }
+    return command.run(values);
+}
+
+}  // namespace grundy::app

@@ -1,0 +1,46 @@
+// The subcommands of `grundy`. Each lives in its own cmd_*.cpp and registers itself with a
+// static CommandRegistrar, so adding one touches no other file. The framework (options.cpp)
+// does the parsing, --help, the job-file layering and the errors; a command only declares its
+// options and runs.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <string>
+#include <vector>
+
+namespace grundy::app {
+
+namespace po = boost::program_options;
+using Args = std::vector<std::string>;
+
+struct Command {
+    const char* name;
+    const char* summary;  // one line for `grundy --help`
+    const char* usage;    // after "grundy NAME "
+    const char* about;    // a paragraph for `grundy NAME --help`
+    int order;            // position in `grundy --help`
+    // Adds the command's options; `positional` lists the names of positional arguments, in
+    // order (the last may be repeated when its option is multitoken).
+    void (*describe)(po::options_description& options, std::vector<std::string>& positional);
+    // Runs with parsed options; returns the exit status. Throws grundy::Error on bad input.
+    int (*run)(const po::variables_map& values);
+};
+
+struct CommandRegistrar {
+    explicit CommandRegistrar(const Command& command);
+};
+
+const std::vector<Command>& commands();
+const Command* find_command(const std::string& name);
+
+// A job-file section given to a command: its key = value lines, applied under (and so
+// overridden by) the command-line arguments.
+struct JobSection {
+    std::string text;    // the section's lines, INI syntax without the header
+    std::string origin;  // "FILE [section]" for messages
+};
+
+// Parses and runs `command` with `args` and, inside `grundy run`, a job section.
+int run_command(const Command& command, const Args& args, const JobSection* job);
+
+}  // namespace grundy::app

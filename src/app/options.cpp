@@ -1,0 +1,47 @@
+#include "app/options.hpp"
+
+#include "grundy/error.hpp"
+
+namespace grundy::app {
+
+uint64_t parse_count(const std::string& option, const std::string& text, uint64_t min,
+                     uint64_t max) {
+    const std::string range =
+        "a whole number from " + std::to_string(min) + " to " + std::to_string(max);
+    auto bad = [&](const std::string& why) {
+        return Error("--" + option + " " + why + ", got '" + text + "'");
+    };
+    auto digits = [&](const std::string& s) -> uint64_t {
+        if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
+            throw bad("must be " + range);
+        if (s.size() > 19) throw bad("is too large: must be " + range);
+        return std::stoull(s);
+    };
+    uint64_t value = 0;
+    const auto caret = text.find('^');
+    if (caret == std::string::npos) {
+        value = digits(text);
+    } else {
+        const uint64_t base = digits(text.substr(0, caret));
+        const uint64_t exponent = digits(text.substr(caret + 1));
+        value = 1;
+        for (uint64_t i = 0; i < exponent; ++i) {
+            if (base != 0 && value > max / base) throw bad("is too large: must be " + range);
+            value *= base;
+        }
+    }
+    if (value < min || value > max) throw bad("must be " + range);
+    return value;
+}
+
+uint64_t count_option(const po::variables_map& values, const char* name, uint64_t min,
+                      uint64_t max) {
+    return parse_count(name, values[name].as<std::string>(), min, max);
+}
+
+int parse_threads(const po::variables_map& values) {
+    if (!values.count("threads")) return 0;
+    return static_cast<int>(count_option(values, "threads", 1, 4096));
+}
+
+}  // namespace grundy::app

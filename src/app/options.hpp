@@ -1,0 +1,25 @@
+// Option parsing helpers shared by the subcommands: strict numbers, threads.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <cstdint>
+#include <string>
+
+namespace grundy::app {
+
+namespace po = boost::program_options;
+
+// A whole number in [min, max], from text: plain digits or "B^E"; no sign, no spaces, no
+// fraction. Throws grundy::Error naming the option and its value otherwise.
+uint64_t parse_count(const std::string& option, const std::string& text, uint64_t min,
+                     uint64_t max);
+
+// A required or defaulted count option stored as a string.
+uint64_t count_option(const po::variables_map& values, const char* name, uint64_t min,
+                      uint64_t max);
+
+// --threads: a count from 1 up, or absent for the OpenMP default (OMP_NUM_THREADS, else all
+// cores). Returns 0 for the default.
+int parse_threads(const po::variables_map& values);
+
+}  // namespace grundy::app

@@ -1,0 +1,24 @@
+// The chunk codec: a tile turned into the bytes HDF5 stores for its chunk. Byte-shuffled and
+// zlib-compressed exactly as the shuffle and deflate filters would do, so stock readers decode
+// it; chunks that do not shrink are stored raw with both filters marked as skipped.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "grundy/hdf5_writer.hpp"
+#include "grundy/tile_sink.hpp"
+
+namespace grundy::io {
+
+struct EncodedChunk {
+    std::vector<uint8_t> bytes;
+    uint32_t filter_mask = 0;  // H5Dwrite_chunk's mask: bit i set = filter i not applied
+};
+
+// Encodes `tile` as a chunk of chunk_rows x chunk_cols values of `value_bytes` bytes each
+// (edge tiles are padded with zeros to the full chunk).
+void encode_chunk(const TileView& tile, uint32_t chunk_rows, uint32_t chunk_cols,
+                  unsigned value_bytes, const Compression& compression, EncodedChunk& out);
+
+}  // namespace grundy::io

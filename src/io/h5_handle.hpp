@@ -1,0 +1,44 @@
+// H5Handle: owns one HDF5 identifier and closes it with the right H5?close.
+#pragma once
+
+#include <hdf5.h>
+
+#include <utility>
+
+namespace grundy::io {
+
+class H5Handle {
+public:
+    using Closer = herr_t (*)(hid_t);
+    H5Handle() = default;
+    H5Handle(hid_t id, Closer closer) : id_(id), closer_(closer) {}
+    H5Handle(H5Handle&& o) noexcept : id_(std::exchange(o.id_, H5I_INVALID_HID)), closer_(o.closer_) {}
+    H5Handle& operator=(H5Handle&& o) noexcept {
+        if (this != &o) {
+            reset();
+            id_ = std::exchange(o.id_, H5I_INVALID_HID);
+            closer_ = o.closer_;
+        }
+        return *this;
+    }
+    ~H5Handle() { reset(); }
+
+    hid_t get() const { return id_; }
+    bool valid() const { return id_ >= 0; }
+    // Closes now; returns false if HDF5 reports an error while closing (e.g. a full disk).
+    bool reset() {
+        bool ok = true;
+        if (id_ >= 0 && closer_) ok = closer_(id_) >= 0;
+        id_ = H5I_INVALID_HID;
+        return ok;
+    }
+
+private:
+    hid_t id_ = H5I_INVALID_HID;
+    Closer closer_ = nullptr;
+};
+
+// HDF5 prints its error stack to stderr by default; the library reports errors itself.
+void silence_hdf5_errors();
+
+}  // namespace grundy::io

@@ -1,0 +1,98 @@
+#include "grundy/hdf5_reader.hpp"
+
+#include <hdf5.h>
+
+#include <filesystem>
+
+#include "grundy/error.hpp"
+#include "io/h5_attributes.hpp"
+#include "io/h5_handle.hpp"
+
+namespace grundy {
+
+using io::H5Handle;
+
+struct Hdf5TableReader::Impl {
+    std::string path;
+    H5Handle file, dataset;
+    uint64_t rows = 0, cols = 0, chunk_rows = 0, chunk_cols = 0;
+    bool complete = false;
+};
+
+Hdf5TableReader::Hdf5TableReader(const std::string& path, bool allow_incomplete)
+    : impl_(std::make_unique<Impl>()) {
+    io::silence_hdf5_errors();
+    Impl& m = *impl_;
+    m.path = path;
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) throw Error("no such file: " + path);
+    if (std::filesystem::is_directory(path, ec)) throw Error(path + " is a directory, not a table");
+    if (H5Fis_hdf5(path.c_str()) <= 0)
+        throw Error(path + " is not an HDF5 file (or is truncated)");
+    m.file = H5Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    if (!m.file.valid()) throw Error("cannot open " + path + " (damaged or truncated HDF5 file?)");
+    if (H5Lexists(m.file.get(), "grundy", H5P_DEFAULT) <= 0)
+        throw Error(path + " has no dataset /grundy: not a table written by grundy compute");
+    m.dataset = H5Handle(H5Dopen2(m.file.get(), "grundy", H5P_DEFAULT), H5Dclose);
+    if (!m.dataset.valid()) throw Error("cannot open /grundy in " + path);
+    H5Handle space(H5Dget_space(m.dataset.get()), H5Sclose);
+    H5Handle type(H5Dget_type(m.dataset.get()), H5Tclose);
+    if (H5Sget_simple_extent_ndims(space.get()) != 2 || H5Tget_class(type.get()) != H5T_INTEGER ||
+        H5Tget_sign(type.get()) != H5T_SGN_NONE || H5Tget_size(type.get()) > 4)
+        throw Error(path + ": /grundy is not a 2-d array of unsigned integers");
+    hsize_t dims[2];
+    H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+    m.rows = dims[0];
+    m.cols = dims[1];
+    H5Handle dcpl(H5Dget_create_plist(m.dataset.get()), H5Pclose);
+    hsize_t chunk[2] = {dims[0], dims[1]};
+    if (H5Pget_layout(dcpl.get()) == H5D_CHUNKED) H5Pget_chunk(dcpl.get(), 2, chunk);
+    m.chunk_rows = chunk[0];
+    m.chunk_cols = chunk[1];
+    const auto complete = io::read_int_attribute(m.file.get(), "complete");
+    m.complete = complete && *complete == 1;
+    if (!m.complete && !allow_incomplete)
+        throw Error(path + " is incomplete (its 'complete' attribute is not 1): the run that "
+                           "wrote it did not finish");
+}
+
+Hdf5TableReader::~Hdf5TableReader() = default;
+
+const std::string& Hdf5TableReader::path() const { return impl_->path; }
+uint64_t Hdf5TableReader::rows() const { return impl_->rows; }
+uint64_t Hdf5TableReader::cols() const { return impl_->cols; }
+uint64_t Hdf5TableReader::chunk_rows() const { return impl_->chunk_rows; }
+uint64_t Hdf5TableReader::chunk_cols() const { return impl_->chunk_cols; }
+bool Hdf5TableReader::complete() const { return impl_->complete; }
+
+void Hdf5TableReader::read(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height,
+                           uint32_t* out) const {
+    const Impl& m = *impl_;
+    if (x0 + width > m.cols || y0 + height > m.rows || width == 0 || height == 0)
+        throw Error("read outside the table " + m.path);
+    H5Handle fspace(H5Dget_space(m.dataset.get()), H5Sclose);
+    const hsize_t start[2] = {y0, x0}, count[2] = {height, width};
+    H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, nullptr, count, nullptr);
+    H5Handle mspace(H5Screate_simple(2, count, nullptr), H5Sclose);
+    if (H5Dread(m.dataset.get(), H5T_NATIVE_UINT32, mspace.get(), fspace.get(), H5P_DEFAULT,
+                out) < 0)
+        throw Error("cannot read " + m.path + " (damaged or truncated file?)");
+}
+
+uint32_t Hdf5TableReader::at(uint64_t x, uint64_t y) const {
+    uint32_t v = 0;
+    read(x, y, 1, 1, &v);
+    return v;
+}
+
+std::optional<std::string> Hdf5TableReader::string_attribute(const char* name) const {
+    return io::read_string_attribute(impl_->file.get(), name);
+}
+std::optional<int64_t> Hdf5TableReader::int_attribute(const char* name) const {
+    return io::read_int_attribute(impl_->file.get(), name);
+}
+std::optional<double> Hdf5TableReader::double_attribute(const char* name) const {
+    return io::read_double_attribute(impl_->file.get(), name);
+}
+
+}  // namespace grundy
