@@ -10,9 +10,11 @@
 
 namespace grundy {
 
-// The mex kernel: the scan over the union of a row, a column and a diagonal window, written
-// once per instruction set. All give the same tables; Auto takes the fastest the CPU runs.
-enum class MexKernel { Auto, Portable, Avx2, Avx512 };
+// The mex kernel: the scan over the union of a row, a column and a diagonal window. Flat scans
+// read every word from the highest low-water mark to the mex (Portable one word a step, Avx2
+// four, Avx512 eight); Summary skips words full in any one window using per-window summaries.
+// All give the same tables; Auto takes the fastest this CPU runs.
+enum class MexKernel { Auto, Portable, Avx2, Avx512, Summary };
 
 bool mex_kernel_supported(MexKernel kernel);
 MexKernel best_mex_kernel();

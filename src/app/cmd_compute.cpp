@@ -28,16 +28,17 @@ void describe(po::options_description& o, std::vector<std::string>&) {
         ("compression", po::value<std::string>()->default_value("deflate"),
          "none | deflate | deflate:LEVEL (1..9); deflate is shuffle + deflate level 4")
         ("kernel", po::value<std::string>()->default_value("auto"),
-         "mex kernel: auto | portable | avx2 | avx512")
+         "mex kernel: auto | summary | avx512 | avx2 | portable")
         ("force", po::bool_switch(), "overwrite an existing output file")
         ("progress", po::bool_switch(), "show progress on stderr even when it is not a terminal")
         ("quiet,q", po::bool_switch(), "no progress and no summary");
 }
 
 MexKernel parse_kernel(const std::string& s) {
-    for (MexKernel k : {MexKernel::Auto, MexKernel::Portable, MexKernel::Avx2, MexKernel::Avx512})
+    for (MexKernel k : {MexKernel::Auto, MexKernel::Portable, MexKernel::Avx2, MexKernel::Avx512,
+                        MexKernel::Summary})
         if (s == mex_kernel_name(k)) return k;
-    throw Error("--kernel must be auto, portable, avx2 or avx512, got '" + s + "'");
+    throw Error("--kernel must be auto, summary, avx512, avx2 or portable, got '" + s + "'");
 }
 
 // Refuses up front what this machine cannot hold, with the estimate in the message.

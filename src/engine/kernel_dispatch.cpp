@@ -7,7 +7,8 @@ namespace grundy {
 bool mex_kernel_supported(MexKernel kernel) {
     switch (kernel) {
         case MexKernel::Auto:
-        case MexKernel::Portable: return true;
+        case MexKernel::Portable:
+        case MexKernel::Summary: return true;
 #if defined(__x86_64__)
         case MexKernel::Avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi");
         case MexKernel::Avx512:
@@ -31,6 +32,7 @@ const char* mex_kernel_name(MexKernel kernel) {
         case MexKernel::Portable: return "portable";
         case MexKernel::Avx2: return "avx2";
         case MexKernel::Avx512: return "avx512";
+        case MexKernel::Summary: return "summary";
     }
     return "?";
 }
@@ -45,6 +47,7 @@ SweepFn select_sweep(MexKernel kernel) {
     switch (kernel) {
         case MexKernel::Avx512: return sweep_tile_avx512;
         case MexKernel::Avx2: return sweep_tile_avx2;
+        case MexKernel::Summary: return sweep_tile_summary;
         default: return sweep_tile_portable;
     }
 }

@@ -31,4 +31,29 @@ inline uint64_t mex_scan_portable(const BitWindow& a, const BitWindow& b, const 
     return (w + k) * 64 + static_cast<uint64_t>(__builtin_ctzll(~taken));
 }
 
+// Two-level version: skips every word that is full in at least one of the three windows using
+// their summaries, and takes the union only of the words full in none. Same result as the
+// flat scans (the tests compare them), a fraction of the reads in a large table.
+inline uint64_t mex_scan_summary(const BitWindow& a, const BitWindow& b, const BitWindow& c,
+                                 uint64_t lo) {
+    uint64_t w = lo / 64;
+    uint64_t taken = a.word(w) | b.word(w) | c.word(w) | ((uint64_t{1} << (lo % 64)) - 1);
+    if (taken != ~uint64_t{0}) return w * 64 + static_cast<uint64_t>(__builtin_ctzll(~taken));
+    ++w;
+    for (;;) {
+        // The next word at or after w that no single window has full.
+        uint64_t s = w / 64;
+        uint64_t open = ~(a.full_summary(s) | b.full_summary(s) | c.full_summary(s)) &
+                        (~uint64_t{0} << (w % 64));
+        while (open == 0) {
+            ++s;
+            open = ~(a.full_summary(s) | b.full_summary(s) | c.full_summary(s));
+        }
+        w = s * 64 + static_cast<uint64_t>(__builtin_ctzll(open));
+        taken = a.word(w) | b.word(w) | c.word(w);
+        if (taken != ~uint64_t{0}) return w * 64 + static_cast<uint64_t>(__builtin_ctzll(~taken));
+        ++w;
+    }
+}
+
 }  // namespace grundy::engine

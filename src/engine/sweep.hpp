@@ -14,6 +14,7 @@ using SweepFn = int64_t (*)(TableState&, uint64_t x0, uint64_t x1, uint64_t y0, 
                             uint32_t* out);
 
 int64_t sweep_tile_portable(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*);
+int64_t sweep_tile_summary(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*);
 int64_t sweep_tile_avx2(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*);
 int64_t sweep_tile_avx512(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*);
 

@@ -1,17 +1,33 @@
-// The tile sweep with the portable mex kernel (any x86-64 or other CPU).
+// The tile sweeps with the portable mex kernels (any CPU): the flat word-by-word scan and the
+// two-level scan over the windows' summaries of full words.
 #include "engine/mex_kernel.hpp"
 #include "engine/sweep.hpp"
 
 namespace grundy::engine {
+namespace flat {
 namespace {
 #define MEX_SCAN mex_scan_portable
 #include "engine/tile_sweep.hpp"
 #undef MEX_SCAN
 }  // namespace
+}  // namespace flat
+
+namespace summary {
+namespace {
+#define MEX_SCAN mex_scan_summary
+#include "engine/tile_sweep.hpp"
+#undef MEX_SCAN
+}  // namespace
+}  // namespace summary
 
 int64_t sweep_tile_portable(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
                             uint32_t* out) {
-    return sweep_tile_body(s, x0, x1, y0, y1, out);
+    return flat::sweep_tile_body(s, x0, x1, y0, y1, out);
+}
+
+int64_t sweep_tile_summary(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
+                           uint32_t* out) {
+    return summary::sweep_tile_body(s, x0, x1, y0, y1, out);
 }
 
 }  // namespace grundy::engine

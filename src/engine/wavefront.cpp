@@ -1,10 +1,12 @@
 // The schedule: square tiles swept by anti-diagonals I + J = S, the tiles of one anti-diagonal
 // in parallel. Two tiles of one tile anti-diagonal share no row, column or diagonal, so they
 // need no locks; a tile needs only tiles (I', J') with I' <= I and J' <= J, all on earlier
-// anti-diagonals. One barrier per tile anti-diagonal.
+// anti-diagonals. One barrier per tile anti-diagonal. Where the table covers both (x, y) and
+// (y, x), only the tiles on and below the main diagonal are swept; the others are mirrored.
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <exception>
@@ -17,6 +19,7 @@
 #include "engine/config.hpp"
 #include "engine/sweep.hpp"
 #include "engine/table_state.hpp"
+#include "engine/tile_fill.hpp"
 #include "grundy/engine.hpp"
 #include "grundy/error.hpp"
 
@@ -80,50 +83,62 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
     std::mutex failure_mutex;
     std::atomic<uint64_t> cells{0};
 
+    // Tile (i, j) covers columns [i B, min(X, (i+1) B)) and rows [j B, min(Y, (j+1) B)). Above
+    // the main diagonal, a tile whose transpose is exactly its mirror tile is not swept: the
+    // worker that sweeps the mirror fills it (tile_fill.hpp). Both lie on one tile
+    // anti-diagonal, whose tiles share no set, so the fill needs no more synchronisation.
+    auto region = [&](uint64_t i, uint64_t j) {
+        return std::array<uint64_t, 4>{i * B, std::min(X, i * B + B), j * B, std::min(Y, j * B + B)};
+    };
+    auto mirrored = [&](uint64_t i, uint64_t j) {  // is (i, j) the transpose of (j, i)?
+        if (i == j || i >= tiles_y || j >= tiles_x) return false;
+        const auto r = region(i, j), m = region(j, i);
+        return r[0] == m[2] && r[1] == m[3] && r[2] == m[0] && r[3] == m[1];
+    };
+    auto note_bytes = [&](int64_t delta) {
+        const int64_t now = state_bytes.fetch_add(delta) + delta;
+        uint64_t peak = peak_bytes.load();
+        while (now > 0 && static_cast<uint64_t>(now) > peak &&
+               !peak_bytes.compare_exchange_weak(peak, static_cast<uint64_t>(now))) {
+        }
+    };
+    auto finish_tile = [&](const std::array<uint64_t, 4>& r, const uint32_t* values) {
+        const auto [x0, x1, y0, y1] = r;
+        sink.consume(TileView{x0, y0, static_cast<uint32_t>(x1 - x0),
+                              static_cast<uint32_t>(y1 - y0), values});
+        note_bytes(-engine::close_finished_sets(state, x0, x1, y0, y1));
+        const uint64_t n = (x1 - x0) * (y1 - y0);
+        cells.fetch_add(n, std::memory_order_relaxed);
+        if (options.cells_done) options.cells_done->fetch_add(n, std::memory_order_relaxed);
+    };
+
     const auto start = std::chrono::steady_clock::now();
 #pragma omp parallel num_threads(stats.threads)
     {
-        // Scratch of each worker: the values of the tile it is sweeping.
-        std::vector<uint32_t> buffer(B * B);
+        // Scratch of each worker: the values of the tile it sweeps, and of its mirror.
+        std::vector<uint32_t> buffer(B * B), mirror(B * B);
         for (uint64_t s = 0; s + 1 < tiles_x + tiles_y; ++s) {
             const uint64_t i_first = s >= tiles_y ? s - (tiles_y - 1) : 0;
             const uint64_t i_last = std::min(s, tiles_x - 1);
 #pragma omp for schedule(dynamic, 1)
             for (uint64_t i = i_first; i <= i_last; ++i) {
+                const uint64_t j = s - i;
+                if (i < j && mirrored(i, j)) continue;  // filled by the worker of (j, i)
                 if (failed.load(std::memory_order_relaxed)) continue;
                 if (options.cancel && options.cancel->load(std::memory_order_relaxed)) continue;
-                const uint64_t j = s - i;
-                const uint64_t x0 = i * B, x1 = std::min(X, x0 + B);
-                const uint64_t y0 = j * B, y1 = std::min(Y, y0 + B);
                 try {
-                    int64_t delta = sweep(state, x0, x1, y0, y1, buffer.data());
-                    const int64_t now = state_bytes.fetch_add(delta) + delta;
-                    uint64_t peak = peak_bytes.load();
-                    while (now > 0 && static_cast<uint64_t>(now) > peak &&
-                           !peak_bytes.compare_exchange_weak(peak, static_cast<uint64_t>(now))) {
+                    const auto r = region(i, j);
+                    const auto [x0, x1, y0, y1] = r;
+                    note_bytes(sweep(state, x0, x1, y0, y1, buffer.data()));
+                    finish_tile(r, buffer.data());
+                    if (mirrored(j, i)) {
+                        const uint64_t w = x1 - x0, h = y1 - y0;  // mirror is h wide, w high
+                        for (uint64_t y = 0; y < h; ++y)
+                            for (uint64_t x = 0; x < w; ++x) mirror[x * h + y] = buffer[y * w + x];
+                        const auto m = region(j, i);
+                        note_bytes(engine::fill_tile(state, m[0], m[1], m[2], m[3], mirror.data()));
+                        finish_tile(m, mirror.data());
                     }
-                    sink.consume(TileView{x0, y0, static_cast<uint32_t>(x1 - x0),
-                                          static_cast<uint32_t>(y1 - y0), buffer.data()});
-                    // Close the sets whose last cell lies in this tile.
-                    int64_t freed = 0;
-                    if (x1 == X)
-                        for (uint64_t y = y0; y < y1; ++y) freed += state.row_sets[y].close();
-                    if (y1 == Y)
-                        for (uint64_t x = x0; x < x1; ++x) freed += state.col_sets[x].close();
-                    for (uint64_t y = y0; y < y1; ++y) {  // diagonals entering through row y0..
-                        const uint64_t x = x0;
-                        const uint64_t last = state.diagonal_last_row(x, y);
-                        if (last < y1 && x + (last - y) < x1) freed += state.diag(x, y).close();
-                    }
-                    for (uint64_t x = x0 + 1; x < x1; ++x) {  // ...and through column x0
-                        const uint64_t last = state.diagonal_last_row(x, y0);
-                        if (last < y1 && x + (last - y0) < x1) freed += state.diag(x, y0).close();
-                    }
-                    state_bytes.fetch_sub(freed);
-                    const uint64_t n = (x1 - x0) * (y1 - y0);
-                    cells.fetch_add(n, std::memory_order_relaxed);
-                    if (options.cells_done)
-                        options.cells_done->fetch_add(n, std::memory_order_relaxed);
                 } catch (...) {
                     std::lock_guard<std::mutex> lock(failure_mutex);
                     if (!failure) failure = std::current_exception();
