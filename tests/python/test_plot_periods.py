@@ -1,0 +1,46 @@
+"""scripts/plot_periods.py on small hand-written CSVs: extra columns accepted, undetermined
+rows skipped with a note, bad CSVs refused with exit status 2."""
+
+from conftest import read_png, run_script
+
+GOOD = """row,preperiod,period,certified,periods_observed,block
+0,0,1,1,9,
+1,0,3,1,9,
+2,1,3,1,9,
+3,8,6,1,5,
+4,17,12,1,3,
+5,,,0,0,
+6,40,24,0,2,
+7,55,48,1,2,
+"""
+
+
+def write(tmp_path, text, name="p.csv"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_plot(tmp_path):
+    out = tmp_path / "p.png"
+    r = run_script("plot_periods.py", write(tmp_path, GOOD), "-o", out, "--dpi", 50)
+    assert r.returncode == 0, r.stderr
+    assert "7 rows plotted, 1 skipped" in r.stdout
+    assert "skipped: 5" in r.stderr                     # the note names the undetermined row
+    img = read_png(out)
+    assert img.shape == (250, 400, 3)                   # 8 x 5 inches at 50 dpi
+    assert (img != 255).any(axis=2).mean() > 0.02       # something is drawn
+
+
+def test_bad_csvs(tmp_path):
+    cases = {
+        "row,period\n0,1\n": "missing column(s) preperiod",
+        "row,preperiod,period\n0,0,x\n": ":2: column period",
+        "row,preperiod,period\n0,,\n1,,\n": "no row with a determined period",
+        "row,preperiod,period\n0,-1,3\n": "negative",
+    }
+    for i, (text, message) in enumerate(cases.items()):
+        r = run_script("plot_periods.py", write(tmp_path, text, f"{i}.csv"), "-o",
+                       tmp_path / f"{i}.png")
+        assert r.returncode == 2 and message in r.stderr, (text, r.stderr)
+        assert "Traceback" not in r.stderr

@@ -1,0 +1,78 @@
+"""jobs/slurm/periods.sbatch run by bash outside Slurm, with a fake grundy and a fake sbatch:
+threads come from SLURM_CPUS_PER_TASK, SIGTERM reaches grundy, exit status 75 (checkpointed)
+resubmits the job, and the next run adds --resume."""
+
+import os
+import signal
+import subprocess
+import time
+
+from conftest import REPO
+
+FAKE_GRUNDY = """#!/bin/bash
+# Records its arguments and environment; waits to be stopped by SIGTERM, then "checkpoints"
+# (writes the checkpoint file) and exits 75, unless it was asked to --resume: then it finishes.
+echo "$*" >> "$LOG/grundy.args"
+echo "OMP_NUM_THREADS=$OMP_NUM_THREADS OMP_PROC_BIND=$OMP_PROC_BIND OMP_PLACES=$OMP_PLACES" >> "$LOG/grundy.env"
+for a in "$@"; do [[ $a == --resume ]] && exit 0; done
+trap 'touch "$CKPT"; exit 75' TERM
+touch "$LOG/started"
+while :; do sleep 0.05; done
+"""
+
+FAKE_SBATCH = """#!/bin/bash
+echo "$* RESUBMITS=$GRUNDY_RESUBMITS" >> "$LOG/sbatch.args"
+"""
+
+
+def fake_cluster(tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, text in (("grundy", FAKE_GRUNDY), ("sbatch", FAKE_SBATCH)):
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
+    (tmp_path / "job.ini").write_text("[periods]\nrows = 8\n")
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", LOG=str(tmp_path),
+               CKPT=str(tmp_path / "results" / "job.checkpoint"), SLURM_SUBMIT_DIR=str(tmp_path),
+               SLURM_CPUS_PER_TASK="7", GRUNDY_EXE=str(bin_dir / "grundy"))
+    env.pop("GRUNDY_RESUBMITS", None)
+    return env
+
+
+def test_checkpoint_resubmit_resume(tmp_path):
+    env = fake_cluster(tmp_path)
+    script = str(REPO / "jobs" / "slurm" / "periods.sbatch")
+    p = subprocess.Popen(["bash", script, "job.ini", "--rows", "8"], env=env, cwd=tmp_path,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 10
+    while not (tmp_path / "started").exists():
+        assert time.monotonic() < deadline and p.poll() is None, p.communicate()
+        time.sleep(0.05)
+    p.send_signal(signal.SIGTERM)  # what Slurm's --signal=B:TERM@300 does
+    out, err = p.communicate(timeout=10)
+    assert p.returncode == 0, (out, err)
+    assert "exited with status 75" in out
+    args = (tmp_path / "grundy.args").read_text().splitlines()
+    assert args == ["run job.ini --rows 8 --checkpoint results/job.checkpoint"]
+    assert (tmp_path / "grundy.env").read_text().split() == [
+        "OMP_NUM_THREADS=7", "OMP_PROC_BIND=close", "OMP_PLACES=cores"]
+    resubmitted = (tmp_path / "sbatch.args").read_text().splitlines()
+    assert resubmitted == ["--export=ALL jobs/slurm/periods.sbatch job.ini --rows 8 RESUBMITS=1"]
+
+    # The resubmitted job finds the checkpoint and resumes; it finishes, so no resubmission.
+    r = subprocess.run(["bash", script, "job.ini", "--rows", "8"], env=dict(env,
+                       GRUNDY_RESUBMITS="1"), cwd=tmp_path, capture_output=True, text=True,
+                       timeout=10)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "grundy.args").read_text().splitlines()[1].endswith(
+        "--checkpoint results/job.checkpoint --resume")
+    assert len((tmp_path / "sbatch.args").read_text().splitlines()) == 1
+
+
+def test_failure_is_not_resubmitted(tmp_path):
+    env = fake_cluster(tmp_path)
+    (tmp_path / "bin" / "grundy").write_text("#!/bin/bash\nexit 2\n")
+    r = subprocess.run(["bash", str(REPO / "jobs" / "slurm" / "periods.sbatch"), "job.ini"],
+                       env=env, cwd=tmp_path, capture_output=True, text=True, timeout=10)
+    assert r.returncode == 2
+    assert not (tmp_path / "sbatch.args").exists()

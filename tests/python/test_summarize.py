@@ -1,0 +1,61 @@
+"""scripts/summarize.py: the Markdown summary holds the right numbers (checked against the
+reference table and Wythoff's formula) and lists whatever is under /analysis."""
+
+import shutil
+
+import h5py
+import numpy as np
+
+from conftest import COLS, ROWS, p_positions, run_script
+
+
+def row(text, name):
+    """The value cell of the Markdown table row '| name | value |'."""
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and cells[0] == name:
+            return cells[1]
+    raise AssertionError(f"no row '{name}' in:\n{text}")
+
+
+def test_summary_numbers(table, reference):
+    r = run_script("summarize.py", table)
+    assert r.returncode == 0, r.stderr
+    s = r.stdout
+    assert s.startswith("# Summary of `table.h5`")
+    assert row(s, "rows × cols") == f"{ROWS} × {COLS}"
+    assert row(s, "cells") == str(ROWS * COLS)
+    assert row(s, "dtype") == "uint16"
+    assert row(s, "chunks") == "16 × 16"              # the engine's tile, --tile 16
+    assert "gzip" in row(s, "filters") and "shuffle" in row(s, "filters")
+    assert row(s, "game") == "wythoff"
+    assert row(s, "complete") == "1"
+    assert row(s, "minimum") == "0"
+    assert row(s, "maximum") == str(reference.max())
+    assert row(s, "P-positions (g = 0)") == str(len(p_positions(ROWS, COLS)))
+    assert float(row(s, "elapsed").split()[0]) >= 0
+    assert "no /analysis group" in s
+
+
+def test_summary_lists_analysis(tmp_path, table):
+    copy = tmp_path / "with_analysis.h5"
+    shutil.copy(table, copy)
+    dt = np.dtype([("row", "<u8"), ("preperiod", "<i8"), ("period", "<i8")])
+    with h5py.File(copy, "a") as f:
+        g = f.create_group("analysis")
+        d = g.create_dataset("row_periods", data=np.array([(0, 0, 1), (1, 0, 3), (2, 1, 3)], dt))
+        d.attrs["method"] = "z-function"
+        g.create_group("nested").create_dataset("counts", data=np.arange(50))
+    out = tmp_path / "summary.md"
+    r = run_script("summarize.py", copy, "-o", out, "--analysis-rows", 10)
+    assert r.returncode == 0, r.stderr
+    s = out.read_text()
+    assert "### `/analysis/row_periods`" in s and "| row | preperiod | period |" in s
+    assert "| 1 | 0 | 3 |" in s
+    assert row(s, "method") == "z-function"
+    assert "### `/analysis/nested/counts`" in s and "40 more rows not shown" in s
+
+
+def test_no_scan(table):
+    r = run_script("summarize.py", table, "--no-scan")
+    assert r.returncode == 0 and "not scanned" in r.stdout and "| maximum |" not in r.stdout
