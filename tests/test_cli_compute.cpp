@@ -1,0 +1,232 @@
+// grundy compute / run through the real binary: HDF5 round trip and every bad-input case.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "cli_runner.hpp"
+#include "grundy/engine.hpp"
+#include "grundy/hdf5_reader.hpp"
+#include "grundy/memory_table.hpp"
+#include "reference.hpp"
+
+namespace grundy {
+namespace {
+
+using testing::run_grundy;
+using testing::TempDir;
+
+MemoryTable table_in_memory(uint64_t rows, uint64_t cols) {
+    MemoryTable t;
+    EngineOptions o;
+    o.rows = rows;
+    o.cols = cols;
+    compute_table(o, t);
+    return t;
+}
+
+void expect_file_equals(const std::string& path, const MemoryTable& expected) {
+    Hdf5TableReader reader(path);
+    ASSERT_EQ(reader.rows(), expected.rows());
+    ASSERT_EQ(reader.cols(), expected.cols());
+    std::vector<uint32_t> values(reader.rows() * reader.cols());
+    reader.read(0, 0, reader.cols(), reader.rows(), values.data());
+    EXPECT_EQ(values, expected.values());
+}
+
+TEST(CliCompute, Hdf5RoundTrip) {
+    TempDir dir;
+    const std::string f = dir.file("t.h5");
+    const auto r = run_grundy("compute --rows 150 --cols 317 --tile 64 --threads 2 -o " + f);
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("47550 cells"), std::string::npos) << r.output;
+    // Values against an independent direct-mex table.
+    const auto direct = testing::direct_mex_table(150, 317);
+    Hdf5TableReader reader(f);
+    std::vector<uint32_t> values(150 * 317);
+    reader.read(0, 0, 317, 150, values.data());
+    EXPECT_EQ(values, direct);
+    // Layout and attributes, through the HDF5 C API rather than our reader.
+    hid_t file = H5Fopen(f.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    hid_t ds = H5Dopen2(file, "grundy", H5P_DEFAULT);
+    hid_t type = H5Dget_type(ds);
+    EXPECT_EQ(H5Tget_class(type), H5T_INTEGER);
+    EXPECT_EQ(H5Tget_sign(type), H5T_SGN_NONE);
+    EXPECT_EQ(H5Tget_size(type), 2u);
+    hid_t space = H5Dget_space(ds);
+    hsize_t dims[2];
+    H5Sget_simple_extent_dims(space, dims, nullptr);
+    EXPECT_EQ(dims[0], 150u);
+    EXPECT_EQ(dims[1], 317u);
+    hid_t dcpl = H5Dget_create_plist(ds);
+    EXPECT_EQ(H5Pget_layout(dcpl), H5D_CHUNKED);
+    hsize_t chunk[2];
+    H5Pget_chunk(dcpl, 2, chunk);
+    EXPECT_EQ(chunk[0], 64u);
+    EXPECT_EQ(chunk[1], 64u);
+    ASSERT_EQ(H5Pget_nfilters(dcpl), 2);
+    unsigned flags;
+    size_t nelmts = 0;
+    EXPECT_EQ(H5Pget_filter2(dcpl, 0, &flags, &nelmts, nullptr, 0, nullptr, nullptr),
+              H5Z_FILTER_SHUFFLE);
+    nelmts = 0;
+    EXPECT_EQ(H5Pget_filter2(dcpl, 1, &flags, &nelmts, nullptr, 0, nullptr, nullptr),
+              H5Z_FILTER_DEFLATE);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    H5Tclose(type);
+    H5Dclose(ds);
+    H5Fclose(file);
+    EXPECT_EQ(reader.string_attribute("game").value_or(""), "wythoff");
+    EXPECT_EQ(reader.int_attribute("rows").value_or(0), 150);
+    EXPECT_EQ(reader.int_attribute("cols").value_or(0), 317);
+    EXPECT_EQ(reader.int_attribute("threads").value_or(0), 2);
+    EXPECT_EQ(reader.int_attribute("complete").value_or(0), 1);
+    EXPECT_EQ(reader.string_attribute("software").value_or(""), "grundy");
+    EXPECT_TRUE(reader.string_attribute("software_version"));
+    EXPECT_EQ(reader.string_attribute("created").value_or("").size(), 20u);  // ISO 8601, UTC
+    EXPECT_GT(reader.double_attribute("elapsed_seconds").value_or(-1), 0.0);
+}
+
+TEST(CliCompute, NoCompressionAndWideValues) {
+    TempDir dir;
+    // X + Y - 2 > 65535: stored as 32-bit values.
+    ASSERT_EQ(run_grundy("compute --rows 3 --cols 70000 --compression none -o " + dir.file("w.h5")).status, 0);
+    expect_file_equals(dir.file("w.h5"), table_in_memory(3, 70000));
+    ASSERT_EQ(run_grundy("compute --rows 130 --cols 130 --compression deflate:1 --tile 48 -o " +
+                         dir.file("d.h5")).status, 0);
+    expect_file_equals(dir.file("d.h5"), table_in_memory(130, 130));
+}
+
+TEST(CliCompute, RefusesToOverwriteWithoutForce) {
+    TempDir dir;
+    const std::string f = dir.file("t.h5");
+    ASSERT_EQ(run_grundy("compute --rows 20 --cols 20 -q -o " + f).status, 0);
+    const auto again = run_grundy("compute --rows 20 --cols 20 -q -o " + f);
+    EXPECT_EQ(again.status, 2);
+    EXPECT_NE(again.output.find("exists"), std::string::npos) << again.output;
+    EXPECT_EQ(run_grundy("compute --rows 21 --cols 20 -q --force -o " + f).status, 0);
+    EXPECT_EQ(Hdf5TableReader(f).rows(), 21u);
+}
+
+struct BadInput {
+    std::string args;
+    std::string message;  // a fragment the one-line error must contain
+};
+
+class CliBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(CliBadInput, ExitStatusTwoAndOneClearLine) {
+    TempDir dir;
+    std::string args = GetParam().args;
+    for (size_t p; (p = args.find("DIR")) != std::string::npos;) args.replace(p, 3, dir.path().string());
+    const auto r = run_grundy(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(GetParam().message), std::string::npos) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+    // Nothing left behind that claims to be complete.
+    for (const auto& e : std::filesystem::directory_iterator(dir.path())) ADD_FAILURE() << e.path();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, CliBadInput,
+    ::testing::Values(
+        BadInput{"compute --rows -5 --cols 10 -o DIR/t.h5", "--rows"},
+        BadInput{"compute --rows 0 --cols 10 -o DIR/t.h5", "--rows must be a whole number from 1"},
+        BadInput{"compute --rows abc --cols 10 -o DIR/t.h5", "'abc'"},
+        BadInput{"compute --rows 1.5 --cols 10 -o DIR/t.h5", "'1.5'"},
+        BadInput{"compute --rows 4294967296 --cols 4294967296 -o DIR/t.h5", "--rows"},
+        BadInput{"compute --rows 2^32 --cols 10 -o DIR/t.h5", "--rows"},
+        BadInput{"compute --rows 99999999999999999999999 --cols 10 -o DIR/t.h5", "too large"},
+        BadInput{"compute --rows 2^31 --cols 2^31 -o DIR/t.h5", "of state; this machine has"},
+        BadInput{"compute --rows 10 --cols 10 --bogus 1 -o DIR/t.h5", "unrecognised option"},
+        BadInput{"compute --cols 10 -o DIR/t.h5", "--rows"},
+        BadInput{"compute --rows 10 --cols 10", "--output"},
+        BadInput{"compute --rows 10 --cols 10 --threads 0 -o DIR/t.h5", "--threads"},
+        BadInput{"compute --rows 10 --cols 10 --tile 3 -o DIR/t.h5", "--tile"},
+        BadInput{"compute --rows 10 --cols 10 --compression lzma -o DIR/t.h5", "compression"},
+        BadInput{"compute --rows 10 --cols 10 --kernel magic -o DIR/t.h5", "--kernel"},
+        BadInput{"compute --rows 10 --cols 10 -o DIR/missing/t.h5", "does not exist"},
+        BadInput{"compute --rows 10 --cols 10 -o /proc/grundy-test.h5", "/proc"},
+        BadInput{"frobnicate", "unknown command"},
+        BadInput{"run DIR/none.ini", "cannot read job file"}));
+
+void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+TEST(CliRun, JobFileWithOverrides) {
+    TempDir dir;
+    const std::string job = dir.file("job.ini");
+    write_file(job, "# a job\n[compute]\nrows = 40\ncols = 50\noutput = " + dir.file("a.h5") +
+                        "\nquiet = true\n");
+    ASSERT_EQ(run_grundy("run " + job).status, 0);
+    expect_file_equals(dir.file("a.h5"), table_in_memory(40, 50));
+    // The command line overrides the file.
+    const auto r = run_grundy("run " + job + " --rows 7 --output " + dir.file("b.h5"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    expect_file_equals(dir.file("b.h5"), table_in_memory(7, 50));
+}
+
+TEST(CliRun, MalformedJobFiles) {
+    TempDir dir;
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"[compute\nrows = 4\n", "malformed section header"},
+        {"[nonsense]\nrows = 4\n", "unknown section"},
+        {"rows = 4\n", "outside any [section]"},
+        {"[compute]\nrows 4\n", "expected 'key = value'"},
+        {"[compute]\nrows = 4\ncols = 4\nno-output = true\ncolour = red\n", "colour"},
+        {"[compute]\nrows = x\ncols = 4\nno-output = true\n", "'x'"},
+        {"", "has no sections"},
+    };
+    for (const auto& [text, message] : cases) {
+        write_file(dir.file("bad.ini"), text);
+        const auto r = run_grundy("run " + dir.file("bad.ini"));
+        EXPECT_EQ(r.status, 2) << text;
+        EXPECT_NE(r.output.find(message), std::string::npos) << text << "\n" << r.output;
+    }
+    write_file(dir.file("ok.ini"), "[compute]\nrows = 4\ncols = 4\nno-output = true\n");
+    const auto r = run_grundy("run " + dir.file("ok.ini") + " --colour red");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.output.find("not used by any section"), std::string::npos) << r.output;
+}
+
+TEST(CliCompute, HelpAndVersion) {
+    EXPECT_EQ(run_grundy("--version").status, 0);
+    const auto top = run_grundy("--help");
+    EXPECT_EQ(top.status, 0);
+    EXPECT_NE(top.output.find("compute"), std::string::npos);
+    const auto help = run_grundy("compute --help");
+    EXPECT_EQ(help.status, 0);
+    EXPECT_NE(help.output.find("--compression"), std::string::npos);
+    EXPECT_EQ(run_grundy("run --help").status, 0);
+}
+
+// SIGTERM stops the run cleanly: exit status 2, a message, and no file left behind.
+TEST(CliCompute, InterruptedRunLeavesNoFile) {
+    TempDir dir;
+    const std::string f = dir.file("big.h5");
+    const std::string cmd = std::string(GRUNDY_EXE) + " compute --rows 6000 --cols 6000 --threads 1 -o " + f +
+                            " > " + dir.file("log") + " 2>&1 & echo $!";
+    FILE* p = ::popen(cmd.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    int pid = 0;
+    ASSERT_EQ(std::fscanf(p, "%d", &pid), 1);
+    ::pclose(p);
+    // Wait until the file exists (the run is under way), then stop it.
+    for (int i = 0; i < 200 && !std::filesystem::exists(f); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ASSERT_EQ(::kill(pid, SIGTERM), 0);
+    for (int i = 0; i < 500 && ::kill(pid, 0) == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::ifstream log(dir.file("log"));
+    const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("interrupted by signal 15"), std::string::npos) << text;
+    EXPECT_FALSE(std::filesystem::exists(f));
+}
+
+}  // namespace
+}  // namespace grundy
