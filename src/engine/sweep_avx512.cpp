@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include "engine/sweep.hpp"
+#include "engine/tile_fill.hpp"
 
 namespace grundy::engine {
 

@@ -2,6 +2,7 @@
 // two-level scan over the windows' summaries of full words.
 #include "engine/mex_kernel.hpp"
 #include "engine/sweep.hpp"
+#include "engine/tile_fill.hpp"
 
 namespace grundy::engine {
 namespace flat {

@@ -1,34 +1,46 @@
 #include "engine/tile_fill.hpp"
 
+#include <algorithm>
+
 #include "engine/config.hpp"
 
 namespace grundy::engine {
 
+int64_t prepare_tile(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1) {
+    int64_t bytes = 0;
+    auto prepare = [&](BitWindow& w, uint64_t floor, uint64_t initial_words, uint64_t top) {
+        if (!w.is_open()) bytes += static_cast<int64_t>(w.open(floor, initial_words));
+        bytes += w.reserve_through(top / 64 + kScanPadWords);
+    };
+    for (uint64_t y = y0; y < y1; ++y)  // row y spans about 3y values; room for twice that
+        prepare(s.row_sets[y], 0, (3 * y) / 32 + 2 * kScanPadWords, x1 - 1 + y);
+    for (uint64_t x = x0; x < x1; ++x)
+        prepare(s.col_sets[x], s.column_floor(x), 2 * kScanPadWords, x + y1 - 1);
+    // Every diagonal crossing the tile enters through its left column or its bottom row.
+    auto prepare_diagonal = [&](uint64_t x, uint64_t y) {
+        const uint64_t steps = std::min(x1 - 1 - x, y1 - 1 - y);
+        prepare(s.diag(x, y), s.diagonal_floor(x, y), 2 * kScanPadWords, x + y + 2 * steps);
+    };
+    for (uint64_t y = y0; y < y1; ++y) prepare_diagonal(x0, y);
+    for (uint64_t x = x0 + 1; x < x1; ++x) prepare_diagonal(x, y0);
+    return bytes;
+}
+
 int64_t fill_tile(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
                   const uint32_t* values) {
-    int64_t bytes = 0;
+    int64_t bytes = prepare_tile(s, x0, x1, y0, y1);
     const uint64_t width = x1 - x0;
     for (uint64_t y = y0; y < y1; ++y) {
         BitWindow& row = s.row_sets[y];
-        if (!row.is_open()) bytes += static_cast<int64_t>(row.open(0, (3 * y) / 32 + 2 * kScanPadWords));
-        bytes += row.reserve_through((x1 - 1 + y) / 64 + kScanPadWords);
+        BitWindow* col = &s.col_sets[x0];
+        BitWindow* dia = &s.diag(x0, y);
         const uint32_t* in = values + (y - y0) * width;
-        for (uint64_t x = x0; x < x1; ++x) {
-            BitWindow& col = s.col_sets[x];
-            if (!col.is_open())
-                bytes += static_cast<int64_t>(col.open(s.column_floor(x), 2 * kScanPadWords));
-            BitWindow& dia = s.diag(x, y);
-            if (!dia.is_open())
-                bytes += static_cast<int64_t>(dia.open(s.diagonal_floor(x, y), 2 * kScanPadWords));
-            const uint64_t last_word = (x + y) / 64 + kScanPadWords;
-            bytes += col.reserve_through(last_word);
-            bytes += dia.reserve_through(last_word);
+        for (uint64_t i = 0; i < width; ++i) {
             // The value is in none of the three sets yet and at least every floor, so at least
             // every low-water mark: insert's precondition holds in any order of the cells.
-            const uint64_t g = in[x - x0];
-            row.insert(g);
-            col.insert(g);
-            dia.insert(g);
+            row.insert(in[i]);
+            col[i].insert(in[i]);
+            dia[i].insert(in[i]);
         }
     }
     return bytes;

@@ -17,6 +17,10 @@ namespace grundy::engine {
 int64_t fill_tile(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
                   const uint32_t* values);
 
+// Opens every window the cells of the tile need and makes each long enough for the largest
+// value (x + y) it can meet in the tile plus the scan padding. Returns the change in bytes.
+int64_t prepare_tile(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1);
+
 // Closes the sets whose last cell in the table lies in this tile. Returns the bytes freed.
 int64_t close_finished_sets(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1);
 
