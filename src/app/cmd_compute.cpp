@@ -26,7 +26,7 @@ void describe(po::options_description& o, std::vector<std::string>&) {
          "worker threads (default: OMP_NUM_THREADS, else all cores)")
         ("tile", po::value<std::string>(), "side of the square tiles (8..4096; default 256)")
         ("compression", po::value<std::string>()->default_value("deflate"),
-         "none | deflate | deflate:LEVEL (1..9); deflate is shuffle + deflate level 4")
+         "none | deflate | deflate:LEVEL (1..9); deflate is shuffle + deflate level 1")
         ("kernel", po::value<std::string>()->default_value("auto"),
          "mex kernel: auto | summary | avx512 | avx2 | portable")
         ("force", po::bool_switch(), "overwrite an existing output file")

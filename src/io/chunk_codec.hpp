@@ -3,6 +3,7 @@
 // it; chunks that do not shrink are stored raw with both filters marked as skipped.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -15,6 +16,11 @@ struct EncodedChunk {
     std::vector<uint8_t> bytes;
     uint32_t filter_mask = 0;  // H5Dwrite_chunk's mask: bit i set = filter i not applied
 };
+
+// A zlib stream of `planes` byte planes of `values` bytes each (a shuffled chunk), with the
+// leading planes that would not shrink stored rather than compressed. Returns its size.
+size_t zlib_stream_of_planes(const uint8_t* data, size_t values, unsigned planes, int level,
+                             std::vector<uint8_t>& out);
 
 // Encodes `tile` as a chunk of chunk_rows x chunk_cols values of `value_bytes` bytes each
 // (edge tiles are padded with zeros to the full chunk).
