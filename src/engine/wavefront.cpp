@@ -1,8 +1,9 @@
-// The schedule: square tiles swept by anti-diagonals I + J = S, the tiles of one anti-diagonal
-// in parallel. Two tiles of one tile anti-diagonal share no row, column or diagonal, so they
-// need no locks; a tile needs only tiles (I', J') with I' <= I and J' <= J, all on earlier
-// anti-diagonals. One barrier per tile anti-diagonal. Where the table covers both (x, y) and
-// (y, x), only the tiles on and below the main diagonal are swept; the others are mirrored.
+// The schedule: square tiles swept in a tiled anti-diagonal wavefront. A tile needs only tiles
+// (I', J') with I' <= I and J' <= J, and two tiles of one tile anti-diagonal I + J = S share no
+// row, column or diagonal set, so tiles run in parallel without locks as soon as the tiles to
+// their left and below are done (OpenMP task dependencies: no barrier per anti-diagonal).
+// Where the table covers both (x, y) and (y, x), only the tiles on and below the main
+// diagonal are swept; the others are mirrored.
 #include <omp.h>
 
 #include <algorithm>
@@ -112,38 +113,60 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
         if (options.cells_done) options.cells_done->fetch_add(n, std::memory_order_relaxed);
     };
 
+    // One tile (or tile and mirror) of work, run by whichever worker the task lands on.
+    auto run_tile = [&](uint64_t i, uint64_t j, uint32_t* buffer, uint32_t* mirror) {
+        if (failed.load(std::memory_order_relaxed)) return;
+        if (options.cancel && options.cancel->load(std::memory_order_relaxed)) return;
+        try {
+            const auto r = region(i, j);
+            const auto [x0, x1, y0, y1] = r;
+            note_bytes(sweep(state, x0, x1, y0, y1, buffer));
+            finish_tile(r, buffer);
+            if (mirrored(j, i)) {
+                const uint64_t w = x1 - x0, h = y1 - y0;  // the mirror is h wide and w high
+                for (uint64_t y = 0; y < h; ++y)
+                    for (uint64_t x = 0; x < w; ++x) mirror[x * h + y] = buffer[y * w + x];
+                const auto m = region(j, i);
+                note_bytes(engine::fill_tile(state, m[0], m[1], m[2], m[3], mirror));
+                finish_tile(m, mirror);
+            }
+        } catch (...) {
+            std::lock_guard<std::mutex> lock(failure_mutex);
+            if (!failure) failure = std::current_exception();
+            failed.store(true);
+        }
+    };
+
+    // The schedule is a dataflow wavefront: each tile is a task that waits only for the tiles
+    // to its left and below (the one below-left is implied), not for a whole anti-diagonal, so
+    // workers never idle at a barrier while work is ready. A mirrored tile is done with its
+    // mirror, so dependencies on it point at its mirror's task.
+    std::vector<char> done(tiles_x * tiles_y + 1);  // dependency tokens; the last is "none"
+    auto token = [&](uint64_t i, uint64_t j) -> char* {
+        if (i >= tiles_x || j >= tiles_y) return &done.back();
+        if (i < j && mirrored(i, j)) std::swap(i, j);
+        return &done[j * tiles_x + i];
+    };
+    const int workers = stats.threads;
+    std::vector<std::vector<uint32_t>> buffers(2 * static_cast<size_t>(workers),
+                                               std::vector<uint32_t>(B * B));
     const auto start = std::chrono::steady_clock::now();
-#pragma omp parallel num_threads(stats.threads)
-    {
-        // Scratch of each worker: the values of the tile it sweeps, and of its mirror.
-        std::vector<uint32_t> buffer(B * B), mirror(B * B);
-        for (uint64_t s = 0; s + 1 < tiles_x + tiles_y; ++s) {
-            const uint64_t i_first = s >= tiles_y ? s - (tiles_y - 1) : 0;
-            const uint64_t i_last = std::min(s, tiles_x - 1);
-#pragma omp for schedule(dynamic, 1)
-            for (uint64_t i = i_first; i <= i_last; ++i) {
-                const uint64_t j = s - i;
-                if (i < j && mirrored(i, j)) continue;  // filled by the worker of (j, i)
-                if (failed.load(std::memory_order_relaxed)) continue;
-                if (options.cancel && options.cancel->load(std::memory_order_relaxed)) continue;
-                try {
-                    const auto r = region(i, j);
-                    const auto [x0, x1, y0, y1] = r;
-                    note_bytes(sweep(state, x0, x1, y0, y1, buffer.data()));
-                    finish_tile(r, buffer.data());
-                    if (mirrored(j, i)) {
-                        const uint64_t w = x1 - x0, h = y1 - y0;  // mirror is h wide, w high
-                        for (uint64_t y = 0; y < h; ++y)
-                            for (uint64_t x = 0; x < w; ++x) mirror[x * h + y] = buffer[y * w + x];
-                        const auto m = region(j, i);
-                        note_bytes(engine::fill_tile(state, m[0], m[1], m[2], m[3], mirror.data()));
-                        finish_tile(m, mirror.data());
-                    }
-                } catch (...) {
-                    std::lock_guard<std::mutex> lock(failure_mutex);
-                    if (!failure) failure = std::current_exception();
-                    failed.store(true);
-                }
+#pragma omp parallel num_threads(workers)
+#pragma omp single
+    for (uint64_t s = 0; s + 1 < tiles_x + tiles_y; ++s) {
+        const uint64_t i_first = s >= tiles_y ? s - (tiles_y - 1) : 0;
+        const uint64_t i_last = std::min(s, tiles_x - 1);
+        for (uint64_t i = i_first; i <= i_last; ++i) {
+            const uint64_t j = s - i;
+            if (i < j && mirrored(i, j)) continue;  // done by the task of (j, i)
+            char* left = i ? token(i - 1, j) : token(tiles_x, 0);
+            char* below = j ? token(i, j - 1) : token(tiles_x, 0);
+            char* self = token(i, j);
+            (void)left, (void)below, (void)self;  // GCC does not count uses in depend clauses
+#pragma omp task firstprivate(i, j) depend(in : left[0], below[0]) depend(out : self[0])
+            {
+                const size_t me = static_cast<size_t>(omp_get_thread_num());
+                run_tile(i, j, buffers[2 * me].data(), buffers[2 * me + 1].data());
             }
         }
     }
