@@ -10,15 +10,18 @@ namespace grundy::app {
 namespace {
 
 void describe(po::options_description& o, std::vector<std::string>& positional) {
-    o.add_options()("position", po::value<std::vector<std::string>>()->multitoken(), "X Y")(
-        "sum", po::value<std::string>(),
-        "a sum of games: \"wythoff:X,Y nim:HEAP sub:M1,M2,...:HEAP ...\"")(
-        "table", po::value<std::string>(), "Wythoff values of --sum from this table (F.h5)")(
-        "max-cells", po::value<std::string>()->default_value("2^26"),
-        "largest Wythoff table --sum computes on the fly (cells)")(
-        "threads,t", po::value<std::string>(), "threads for a table computed on the fly")(
-        "all", po::bool_switch(), "list every winning move of X Y, best first")(
-        "explain", po::bool_switch(), "print each component's value and the nim-sum");
+    // clang-format off
+    o.add_options()
+        ("position", po::value<std::vector<std::string>>()->multitoken(), "X Y")
+        ("sum", po::value<std::string>(),
+         "a sum of games: \"wythoff:X,Y nim:HEAP sub:M1,M2,...:HEAP ...\"")
+        ("table", po::value<std::string>(), "Wythoff values of --sum from this table (F.h5)")
+        ("max-cells", po::value<std::string>()->default_value("2^26"),
+         "largest Wythoff table --sum computes on the fly (cells)")
+        ("threads,t", po::value<std::string>(), "threads for a table computed on the fly")
+        ("all", po::bool_switch(), "list every winning move of X Y, best first")
+        ("explain", po::bool_switch(), "print each component's value and the nim-sum");
+    // clang-format on
     positional.push_back("position");
 }
 

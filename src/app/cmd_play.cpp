@@ -10,8 +10,12 @@ namespace grundy::app {
 namespace {
 
 void describe(po::options_description& o, std::vector<std::string>& positional) {
-    o.add_options()("position", po::value<std::vector<std::string>>()->multitoken(), "X Y")(
-        "max-moves", po::value<std::string>()->default_value("1000"), "stop after this many moves");
+    // clang-format off
+    o.add_options()
+        ("position", po::value<std::vector<std::string>>()->multitoken(), "X Y")
+        ("max-moves", po::value<std::string>()->default_value("1000"),
+         "stop after this many moves");
+    // clang-format on
     positional.push_back("position");
 }
 

@@ -12,10 +12,13 @@ namespace grundy::app {
 namespace {
 
 void describe(po::options_description& o, std::vector<std::string>&) {
-    o.add_options()("moves", po::value<std::string>()->required(), "the move set, e.g. 1,3,4")(
-        "n", po::value<std::string>()->default_value("1000"), "compute g(0), ..., g(N-1)")(
-        "show", po::value<std::string>()->default_value("40"), "print the first K values")(
-        "csv", po::value<std::string>(), "write every value to this CSV file (n,grundy)");
+    // clang-format off
+    o.add_options()
+        ("moves", po::value<std::string>()->required(), "the move set, e.g. 1,3,4")
+        ("n", po::value<std::string>()->default_value("1000"), "compute g(0), ..., g(N-1)")
+        ("show", po::value<std::string>()->default_value("40"), "print the first K values")
+        ("csv", po::value<std::string>(), "write every value to this CSV file (n,grundy)");
+    // clang-format on
 }
 
 std::vector<uint64_t> parse_moves(const std::string& text) {
