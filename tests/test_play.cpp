@@ -8,8 +8,10 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "grundy/error.hpp"
@@ -482,6 +484,47 @@ TEST(PlayCli, Seed004Moves) {
     EXPECT_EQ(std::count(all.out.begin(), all.out.end(), '\n'), 3);
     const Result big = grundy_cli("move 9223372036854775807 1000000000000000000");
     EXPECT_EQ(big.status, 0) << big.out;
+}
+
+// `grundy move` itself on random positions, against the direct-mex table.
+TEST(PlayCli, RandomMovesAgainstDirectMex) {
+    const uint64_t n = 60;
+    const auto g = testing::direct_mex_table(n, n);
+    std::mt19937_64 rng(3);
+    for (int i = 0; i < 25; ++i) {
+        const uint64_t x = rng() % n, y = rng() % n;
+        const Result r = grundy_cli("move " + std::to_string(x) + " " + std::to_string(y));
+        if (g[y * n + x] == 0) {
+            EXPECT_EQ(r.status, 1);
+            EXPECT_EQ(r.out, "no winning move\n");
+            continue;
+        }
+        ASSERT_EQ(r.status, 0) << r.out;
+        std::istringstream in(r.out);
+        WythoffPosition to;
+        ASSERT_TRUE(in >> to.x >> to.y) << r.out;
+        EXPECT_TRUE(is_option({x, y}, to)) << x << " " << y << " -> " << r.out;
+        EXPECT_EQ(g[to.y * n + to.x], 0u) << x << " " << y << " -> " << r.out;
+    }
+}
+
+TEST(PlayCli, SubtractionCsv) {
+    const auto csv = std::filesystem::temp_directory_path() /
+                     ("grundy_play_sub_" + std::to_string(getpid()) + ".csv");
+    const Result r = grundy_cli("subtraction --moves 1,2,5 --n 50 --csv " + csv.string());
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("S({1,2,5}): period 3, preperiod 0"), std::string::npos) << r.out;
+    std::ifstream in(csv);
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line, "n,grundy");
+    const auto expected = naive_subtraction({1, 2, 5}, 50);
+    for (uint64_t i = 0; i < 50; ++i) {
+        ASSERT_TRUE(std::getline(in, line));
+        EXPECT_EQ(line, std::to_string(i) + "," + std::to_string(expected[i]));
+    }
+    EXPECT_FALSE(std::getline(in, line));
+    std::filesystem::remove(csv);
 }
 
 TEST(PlayCli, BadInputExits2) {

@@ -80,11 +80,12 @@ std::vector<WythoffPosition> wythoff_winning_moves(uint64_t x, uint64_t y) {
     check_coordinate(x);
     check_coordinate(y);
     std::vector<WythoffPosition> moves;
-    if (wythoff_is_p_position(x, y)) return moves;
+    const uint64_t px = wythoff_partner(x), py = wythoff_partner(y);
+    if (x <= y ? px == y : py == x) return moves;  // a P-position
     // Every column, row and diagonal holds exactly one P-position, so there is at most one
     // winning move along each.
-    if (const uint64_t p = wythoff_partner(x); p < y) moves.push_back({x, p});
-    if (const uint64_t p = wythoff_partner(y); p < x) moves.push_back({p, y});
+    if (px < y) moves.push_back({x, px});
+    if (py < x) moves.push_back({py, y});
     const uint64_t lo = std::min(x, y), d = std::max(x, y) - lo;
     if (const uint64_t a = wythoff_a(d); a < lo) {
         // The diagonal's P-position is (a_d, a_d + d) oriented like (x, y).
