@@ -431,6 +431,36 @@ TEST(GameSum, RandomSumsAgainstBruteForce) {
     EXPECT_GT(zero, 0);
 }
 
+TEST(GameSum, PerfectGamesAlternate) {
+    const uint64_t n = 24;
+    const auto wythoff = testing::direct_mex_table(n, n);
+    for (const char* text : {"wythoff:4,6 sub:1,3,4:9 nim:2", "wythoff:23,17 wythoff:3,5",
+                             "nim:1 nim:2 nim:3 nim:4 nim:4", "sub:2,5:19 wythoff:10,0"}) {
+        const GameSum sum = parse_sum(text);
+        const WythoffValues values = WythoffValues::computed(sum, 1 << 20, 1);
+        const auto game = sum_perfect_game(sum, &values, 10000);
+        auto total = [&](const GameSum& s) {
+            uint64_t t = 0;
+            for (const auto& c : s) t ^= brute_value(c, wythoff, n);
+            return t;
+        };
+        const bool first_lost = total(game.front()) == 0;
+        for (size_t i = 0; i < game.size(); ++i) {
+            ASSERT_EQ(total(game[i]) == 0, (i % 2 == 0) == first_lost) << format_sum(game[i]);
+            if (i == 0) continue;
+            int changed = 0;
+            for (size_t j = 0; j < sum.size(); ++j)
+                if (!(game[i][j] == game[i - 1][j])) {
+                    ++changed;
+                    ASSERT_TRUE(legal_component_move(game[i - 1][j], game[i][j]));
+                }
+            ASSERT_EQ(changed, 1);
+        }
+        EXPECT_FALSE(sum_losing_move(game.back())) << text;  // ended: no move is left
+        EXPECT_EQ(total(game.back()), 0u);
+    }
+}
+
 // Seed 002: Bouton's winning moves, taken from the first heap that can be reduced.
 TEST(GameSum, Seed002NimMoves) {
     EXPECT_EQ(format_sum(*sum_winning_move(parse_sum("nim:3 nim:5 nim:7"), nullptr)),
@@ -545,6 +575,9 @@ TEST(PlayCli, BadInputExits2) {
                             "move --sum \"nim:3\" 4 5",
                             "play -1 0",
                             "play x 2",
+                            "play --sum \"nim:x\"",
+                            "play --sum \"nim:3\" 4 5",
+                            "play --sum \"wythoff:100000,100000\"",
                             "subtraction --moves 1,0 --n 10",
                             "subtraction --moves 1,a --n 10",
                             "subtraction --moves 1,3 --n -4",
@@ -592,8 +625,12 @@ TEST(PlayCli, SumsWithComputedAndStoredTables) {
 TEST(PlayCli, PlayAndSubtraction) {
     const Result p = grundy_cli("play 5 3");
     EXPECT_EQ(p.status, 0);
-    EXPECT_EQ(p.out.substr(0, p.out.find('\n')), "  (5, 3) \u2208 K");
+    EXPECT_EQ(p.out.substr(0, p.out.find('\n')), "   (5, 3) \u2208 K");
     EXPECT_NE(p.out.find("\u279e (0, 0) \u2208 K\n"), std::string::npos) << p.out;
+    const Result ps = grundy_cli("play --sum \"nim:3 nim:5 nim:7\"");
+    EXPECT_EQ(ps.status, 0);
+    EXPECT_EQ(ps.out.substr(0, ps.out.find('\n')), "   nim:3 nim:5 nim:7 \u2209 K");
+    EXPECT_NE(ps.out.find("\n\u279e nim:2 nim:5 nim:7 \u2208 K\n"), std::string::npos) << ps.out;
     const Result s = grundy_cli("subtraction --moves 1,3,4 --n 100");
     EXPECT_EQ(s.status, 0);
     EXPECT_NE(s.out.find("0 1 0 1 2 3 2 0 1 0 1 2 3 2 0 1 0 1 2 3"), std::string::npos) << s.out;

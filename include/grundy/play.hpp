@@ -120,4 +120,13 @@ SumAnalysis analyze_sum(const GameSum& sum, const WythoffValues* wythoff);
 // when the nim-sum is 0. `wythoff` may be null when the sum has no Wythoff component.
 std::optional<GameSum> sum_winning_move(const GameSum& sum, const WythoffValues* wythoff);
 
+// The move of a player who is lost: in the first component that has a move, the smallest one
+// (Wythoff: wythoff_losing_move). nullopt when no component has a move.
+std::optional<GameSum> sum_losing_move(const GameSum& sum);
+
+// A whole game between perfect players from `sum`, `sum` first, until no component has a move
+// or max_moves moves were made.
+std::vector<GameSum> sum_perfect_game(const GameSum& sum, const WythoffValues* wythoff,
+                                      uint64_t max_moves);
+
 }  // namespace grundy

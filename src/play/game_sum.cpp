@@ -272,4 +272,43 @@ std::optional<GameSum> sum_winning_move(const GameSum& sum, const WythoffValues*
     throw std::logic_error("nonzero nim-sum without a component to reduce");
 }
 
+std::optional<GameSum> sum_losing_move(const GameSum& sum) {
+    for (size_t i = 0; i < sum.size(); ++i) {
+        SumComponent c = sum[i];
+        bool moved = false;
+        switch (c.kind) {
+            case Kind::Nim:
+                if ((moved = c.x > 0)) --c.x;
+                break;
+            case Kind::Subtraction:
+                if ((moved = c.moves.front() <= c.x)) c.x -= c.moves.front();
+                break;
+            case Kind::Wythoff:
+                if (const auto m = wythoff_losing_move(c.x, c.y); (moved = m.has_value())) {
+                    c.x = m->x;
+                    c.y = m->y;
+                }
+                break;
+        }
+        if (moved) {
+            GameSum next = sum;
+            next[i] = c;
+            return next;
+        }
+    }
+    return std::nullopt;
+}
+
+std::vector<GameSum> sum_perfect_game(const GameSum& sum, const WythoffValues* wythoff,
+                                      uint64_t max_moves) {
+    std::vector<GameSum> game{sum};
+    for (uint64_t i = 0; i < max_moves; ++i) {
+        auto next = sum_winning_move(game.back(), wythoff);
+        if (!next) next = sum_losing_move(game.back());
+        if (!next) break;
+        game.push_back(std::move(*next));
+    }
+    return game;
+}
+
 }  // namespace grundy
