@@ -62,6 +62,12 @@ int run_command(const Command& command, const Args& args, const JobSection* job)
             }
         }
         po::notify(values);
+    } catch (const po::unknown_option& e) {
+        // "-5" reaches the parser as an option; say what it really is.
+        const std::string token = e.get_option_name();
+        if (token.size() > 1 && token[0] == '-' && token[1] >= '0' && token[1] <= '9')
+            throw Error("'" + token + "' is negative: numbers must be whole numbers from 0 up");
+        throw Error(e.what());
     } catch (const po::error& e) {
         throw Error(e.what());
     }

@@ -6,10 +6,15 @@ namespace grundy::app {
 
 uint64_t parse_count(const std::string& option, const std::string& text, uint64_t min,
                      uint64_t max) {
+    return parse_whole_number("--" + option, text, min, max);
+}
+
+uint64_t parse_whole_number(const std::string& what, const std::string& text, uint64_t min,
+                            uint64_t max) {
     const std::string range =
         "a whole number from " + std::to_string(min) + " to " + std::to_string(max);
     auto bad = [&](const std::string& why) {
-        return Error("--" + option + " " + why + ", got '" + text + "'");
+        return Error(what + " " + why + ", got '" + text + "'");
     };
     auto digits = [&](const std::string& s) -> uint64_t {
         if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)

@@ -14,6 +14,11 @@ namespace po = boost::program_options;
 uint64_t parse_count(const std::string& option, const std::string& text, uint64_t min,
                      uint64_t max);
 
+// The same for a value that is not an option (a positional argument): `what` names it in
+// messages as it is, without the "--" parse_count puts before an option's name.
+uint64_t parse_whole_number(const std::string& what, const std::string& text, uint64_t min,
+                            uint64_t max);
+
 // A required or defaulted count option stored as a string.
 uint64_t count_option(const po::variables_map& values, const char* name, uint64_t min,
                       uint64_t max);
