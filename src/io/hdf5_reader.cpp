@@ -3,6 +3,7 @@
 #include <hdf5.h>
 
 #include <filesystem>
+#include <vector>
 
 #include "grundy/error.hpp"
 #include "io/h5_attributes.hpp"
@@ -83,6 +84,26 @@ uint32_t Hdf5TableReader::at(uint64_t x, uint64_t y) const {
     uint32_t v = 0;
     read(x, y, 1, 1, &v);
     return v;
+}
+
+void Hdf5TableReader::read_cells(const std::vector<std::pair<uint64_t, uint64_t>>& cells,
+                                 uint32_t* out) const {
+    const Impl& m = *impl_;
+    if (cells.empty()) return;
+    std::vector<hsize_t> coords;
+    coords.reserve(2 * cells.size());
+    for (const auto& [x, y] : cells) {
+        if (x >= m.cols || y >= m.rows) throw Error("read outside the table " + m.path);
+        coords.push_back(y);
+        coords.push_back(x);
+    }
+    H5Handle fspace(H5Dget_space(m.dataset.get()), H5Sclose);
+    H5Sselect_elements(fspace.get(), H5S_SELECT_SET, cells.size(), coords.data());
+    const hsize_t count = cells.size();
+    H5Handle mspace(H5Screate_simple(1, &count, nullptr), H5Sclose);
+    if (H5Dread(m.dataset.get(), H5T_NATIVE_UINT32, mspace.get(), fspace.get(), H5P_DEFAULT,
+                out) < 0)
+        throw Error("cannot read " + m.path + " (damaged or truncated file?)");
 }
 
 std::optional<std::string> Hdf5TableReader::string_attribute(const char* name) const {
