@@ -87,40 +87,59 @@ void PropertiesPass::consume(const ColumnBand& b) {
             }
             if (y < M) row_print_[y] += print;
         }
-#pragma omp for schedule(dynamic, 8) nowait
-        for (uint64_t x = b.x0; x < x1; ++x) {
-            std::vector<uint64_t> seen((x + Y) / 64 + 1, 0);
-            uint64_t print = 0;
+        // Columns in blocks, each block walked row by row: the band is row-major, and a walk
+        // down one column would miss the cache at every cell.
+        constexpr uint64_t kColumnBlock = 16;
+#pragma omp for schedule(dynamic, 1) nowait
+        for (uint64_t xa = b.x0; xa < x1; xa += kColumnBlock) {
+            const uint64_t xb = std::min(x1, xa + kColumnBlock);
+            const uint64_t stride = (xb + Y) / 64 + 1;  // words per column bitset
+            std::vector<uint64_t> seen(stride * (xb - xa), 0);
+            std::vector<uint64_t> print(xb - xa, 0);
             for (uint64_t y = 0; y < Y; ++y) {
-                const uint64_t v = b.at(x, y);
-                if (v > x + y) continue;  // a bounds violation, reported as such
-                const uint64_t bit = uint64_t{1} << (v % 64);
-                if (seen[v / 64] & bit)
-                    my_cols.offer(
-                        x, y,
-                        cat("value ", v, " twice in column ", x, " (again at ", cell(x, y), ")"));
-                seen[v / 64] |= bit;
-                if (y > x && y < M) print += cell_hash(y, v);
+                const uint32_t* row = b.values + y * b.width + (xa - b.x0);
+                for (uint64_t x = xa; x < xb; ++x) {
+                    const uint64_t v = row[x - xa];
+                    if (v > x + y) continue;  // a bounds violation, reported as such
+                    uint64_t& word = seen[(x - xa) * stride + v / 64];
+                    const uint64_t bit = uint64_t{1} << (v % 64);
+                    if (word & bit)
+                        my_cols.offer(x, y,
+                                      cat("value ", v, " twice in column ", x, " (again at ",
+                                          cell(x, y), ")"));
+                    word |= bit;
+                    if (y > x && y < M) print[x - xa] += cell_hash(y, v);
+                }
             }
-            if (x < M) col_print_[x] += print;
+            for (uint64_t x = xa; x < xb; ++x)
+                if (x < M) col_print_[x] += print[x - xa];
         }
-        // Diagonal k holds the cells with x - y = k - (Y - 1).
-#pragma omp for schedule(dynamic, 64)
-        for (uint64_t k = b.x0; k < x1 + Y - 1; ++k) {
-            const int64_t d = static_cast<int64_t>(k) - (rows_signed - 1);
-            const uint64_t first =
-                static_cast<uint64_t>(std::max<int64_t>(static_cast<int64_t>(b.x0), d));
-            const uint64_t last = static_cast<uint64_t>(
-                std::min<int64_t>(static_cast<int64_t>(x1) - 1, d + rows_signed - 1));
-            LineSet& s = diag_sets_[k];
-            for (uint64_t x = first; x <= last && first <= last; ++x) {
-                const uint64_t y = static_cast<uint64_t>(static_cast<int64_t>(x) - d);
-                const uint64_t v = b.at(x, y);
-                if (v > x + y) continue;
-                if (!s.insert(v))
-                    my_diags.offer(x, y,
-                                   cat("value ", v, " twice on diagonal x - y = ", d, " (again at ",
-                                       cell(x, y), ")"));
+        // Diagonal k holds the cells with x - y = k - (Y - 1). Blocks of diagonals, each walked
+        // row by row for the same reason; a diagonal belongs to one block, so no set is shared.
+        const uint64_t k_begin = b.x0, k_end = x1 + Y - 1;
+        const uint64_t k_blocks = 4 * static_cast<uint64_t>(omp_get_num_threads());
+        const uint64_t k_step = (k_end - k_begin + k_blocks - 1) / k_blocks;
+#pragma omp for schedule(dynamic, 1)
+        for (uint64_t ka = k_begin; ka < k_end; ka += k_step) {
+            const uint64_t kb = std::min(k_end, ka + k_step);
+            for (uint64_t y = 0; y < Y; ++y) {
+                // x = k - (Y - 1) + y for k in [ka, kb), clipped to the band.
+                const int64_t shift = static_cast<int64_t>(y) - (rows_signed - 1);
+                const int64_t lo =
+                    std::max<int64_t>(static_cast<int64_t>(b.x0), static_cast<int64_t>(ka) + shift);
+                const int64_t hi =
+                    std::min<int64_t>(static_cast<int64_t>(x1), static_cast<int64_t>(kb) + shift);
+                const uint32_t* row = b.values + y * b.width;
+                for (int64_t xs = lo; xs < hi; ++xs) {
+                    const uint64_t x = static_cast<uint64_t>(xs);
+                    const uint64_t v = row[x - b.x0];
+                    if (v > x + y) continue;
+                    if (!diag_sets_[x + Y - 1 - y].insert(v))
+                        my_diags.offer(
+                            x, y,
+                            cat("value ", v, " twice on diagonal x - y = ",
+                                xs - static_cast<int64_t>(y), " (again at ", cell(x, y), ")"));
+                }
             }
         }
 #pragma omp critical(grundy_properties_merge)
