@@ -9,11 +9,14 @@
 namespace grundy {
 
 uint64_t isqrt(UInt128 v) {
-    // A floating estimate, then exact corrections in 128-bit arithmetic.
-    uint64_t r = static_cast<uint64_t>(std::sqrt(static_cast<long double>(v)));
+    // A long double estimate (64-bit mantissa: off by a few at most), clamped to 64 bits, then
+    // exact corrections in 128-bit arithmetic.
+    constexpr uint64_t kMax = ~uint64_t{0};
+    const long double root = std::sqrt(static_cast<long double>(v));
+    uint64_t r = root >= 18446744073709551615.0L ? kMax : static_cast<uint64_t>(root);
     using U = UInt128;
     while (r > 0 && U{r} * r > v) --r;
-    while (U{r + 1} * (r + 1) <= v) ++r;
+    while (r < kMax && (U{r} + 1) * (U{r} + 1) <= v) ++r;
     return r;
 }
 
