@@ -117,21 +117,21 @@ TEST(AnalysisVerify, OneCorruptedCellIsNamed) {
 TEST(AnalysisVerify, HugeWrongValueAndSampling) {
     ScratchDir dir;
     const std::string path = dir.file("t.h5");
-    write_table(path, 40, 50, 16);
-    const uint32_t original = Hdf5TableReader(path).at(33, 21);
-    corrupt_cell(path, 33, 21, 60000);
+    write_table(path, 20, 30, 16);
+    const uint32_t original = Hdf5TableReader(path).at(23, 11);
+    corrupt_cell(path, 23, 11, 60000);
     const Hdf5TableReader table(path);
     const VerifyReport full = verify_table(table, 2);
     ASSERT_FALSE(full.ok());
-    EXPECT_EQ(full.wrong->x, 33u);
-    EXPECT_EQ(full.wrong->y, 21u);
+    EXPECT_EQ(full.wrong->x, 23u);
+    EXPECT_EQ(full.wrong->y, 11u);
     EXPECT_EQ(full.wrong->found, 60000u);
     EXPECT_EQ(full.wrong->expected, original);
-    // 40000 samples over 2000 cells miss a given one with probability e^-20.
-    const VerifyReport sampled = verify_sample(table, 40000, 3);
+    // 12000 samples over 600 cells miss a given one with probability e^-20.
+    const VerifyReport sampled = verify_sample(table, 12000, 3);
     ASSERT_FALSE(sampled.ok());
-    EXPECT_EQ(sampled.wrong->x, 33u);
-    EXPECT_EQ(sampled.wrong->y, 21u);
+    EXPECT_EQ(sampled.wrong->x, 23u);
+    EXPECT_EQ(sampled.wrong->y, 11u);
     EXPECT_EQ(sampled.wrong->expected, original);
 }
 

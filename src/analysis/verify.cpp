@@ -5,9 +5,11 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <limits>
 #include <random>
+#include <thread>
 
 #include "analysis/bands.hpp"
 #include "grundy/error.hpp"
@@ -56,60 +58,87 @@ VerifyPass::VerifyPass(uint64_t rows, uint64_t cols, int threads)
       row_sets_(rows),
       diag_sets_(rows + cols - 1) {}
 
+// Threads own contiguous ranges of rows and sweep the band column by column as a pipeline:
+// thread t may check column x once thread t - 1 has finished column x - 1. That is all a cell
+// needs: its row set is the thread's own, its column is read from the stored band, and a
+// diagonal passes through lower rows (lower threads) in earlier columns. Diagonals cross from
+// one thread to the next in column order, so no set is ever touched by two threads at once,
+// and there is no barrier per column (which costs a time slice each on a busy machine).
 void VerifyPass::consume(const ColumnBand& b) {
-    const uint64_t Y = rows_;
-    constexpr uint64_t kBlock = 256;  // rows per work item: interleaved, for balance
-    const uint64_t blocks = (Y + kBlock - 1) / kBlock;
-    std::optional<WrongCell> found;
-#pragma omp parallel num_threads(threads_)
+    const uint64_t Y = rows_, x1 = b.x0 + b.width;
+    const uint64_t T = std::max<uint64_t>(1, std::min<uint64_t>(threads_, Y / 64 + 1));
+    // Row ranges of equal work: a row's cost grows with y (its windows are about 3y wide).
+    std::vector<uint64_t> bounds{0};
     {
+        const double total = static_cast<double>(Y) * (static_cast<double>(Y) / 2 + 64);
+        uint64_t y = 0;
+        double acc = 0;
+        for (uint64_t t = 1; t < T; ++t) {
+            while (y < Y && acc < total * static_cast<double>(t) / static_cast<double>(T))
+                acc += static_cast<double>(y++) + 64;
+            bounds.push_back(y);
+        }
+        bounds.push_back(Y);
+    }
+    // done[t]: columns of this band thread t has finished (x0 + done[t] is its next column).
+    std::vector<std::atomic<uint64_t>> done(T);
+    for (auto& d : done) d.store(0);
+    std::atomic<uint64_t> stop{x1};  // columns > stop need no checking: a wrong cell is in stop
+    std::optional<WrongCell> found;
+#pragma omp parallel num_threads(static_cast <int>(T))
+    {
+        const uint64_t t = static_cast<uint64_t>(omp_get_thread_num());
+        const uint64_t ya = bounds[t], yb = bounds[t + 1];
         std::vector<uint64_t> col;
-        for (uint64_t x = b.x0; x < b.x0 + b.width; ++x) {
-            // Values of column x below row y, as a bitset from 0; a correct column holds
-            // values below x + Y only, and larger (wrong) ones are caught at their own cell.
+        std::optional<WrongCell> mine;
+        for (uint64_t x = b.x0; x < x1 && x <= stop.load(); ++x) {
+            if (t > 0)
+                while (done[t - 1].load(std::memory_order_acquire) < x - b.x0)
+                    std::this_thread::yield();
+            // Values of column x below the current row, as a bitset from 0. A correct column
+            // holds values below x + Y only; larger (wrong) ones are caught at their own cell.
             const uint64_t cwords = (x + Y) / 64 + 2;
             col.assign(cwords, 0);
-            uint64_t filled = 0, cbase = 0;
-            uint64_t bad_y = std::numeric_limits<uint64_t>::max(), bad_expected = 0;
-#pragma omp for schedule(static, 1)
-            for (uint64_t blk = 0; blk < blocks; ++blk) {
-                if (bad_y != std::numeric_limits<uint64_t>::max()) continue;
-                const uint64_t ya = blk * kBlock, yb = std::min(Y, ya + kBlock);
-                for (; filled < ya; ++filled) {
-                    const uint64_t v = b.at(x, filled);
-                    if (v / 64 < cwords) col[v / 64] |= uint64_t{1} << (v % 64);
+            for (uint64_t y = 0; y < ya; ++y) {
+                const uint64_t v = b.at(x, y);
+                if (v / 64 < cwords) col[v / 64] |= uint64_t{1} << (v % 64);
+            }
+            uint64_t cbase = 0;
+            for (uint64_t y = ya; y < yb; ++y) {
+                const uint64_t v = b.at(x, y);
+                LineSet& r = row_sets_[y];
+                LineSet& d = diag_sets_[x + Y - 1 - y];
+                while (cbase < cwords && col[cbase] == kFull) ++cbase;
+                const uint64_t m = mex3(r, d, col.data(), cwords, cbase);
+                if (m != v) {
+                    mine = WrongCell{x, y, v, m};
+                    break;
                 }
-                for (uint64_t y = ya; y < yb; ++y) {
-                    const uint64_t v = b.at(x, y);
-                    LineSet& r = row_sets_[y];
-                    LineSet& d = diag_sets_[x + Y - 1 - y];
-                    while (cbase < cwords && col[cbase] == kFull) ++cbase;
-                    const uint64_t m = mex3(r, d, col.data(), cwords, cbase);
-                    if (m != v) {
-                        bad_y = y;
-                        bad_expected = m;
-                        break;
-                    }
-                    r.insert(v);
-                    d.insert(v);
-                    col[v / 64] |= uint64_t{1} << (v % 64);
-                    filled = y + 1;
+                r.insert(v);
+                d.insert(v);
+                col[v / 64] |= uint64_t{1} << (v % 64);
+            }
+            if (mine) {
+                uint64_t s = stop.load();
+                while (x < s && !stop.compare_exchange_weak(s, x)) {
                 }
             }
-#pragma omp critical(grundy_verify_found)
-            if (bad_y != std::numeric_limits<uint64_t>::max() && (!found || bad_y < found->y))
-                found = WrongCell{x, bad_y, b.at(x, bad_y), bad_expected};
-#pragma omp barrier
-            if (found) break;
-#pragma omp single
-            diag_sets_[x].release();  // diagonal x - (Y - 1) ends in this column
+            // Counted as done even after a wrong cell, so the next thread can reach column x.
+            done[t].store(x - b.x0 + 1, std::memory_order_release);
+            if (mine) break;
         }
+        // Let a waiting successor run out too.
+        done[t].store(b.width, std::memory_order_release);
+#pragma omp critical(grundy_verify_found)
+        if (mine && (!found || mine->x < found->x || (mine->x == found->x && mine->y < found->y)))
+            found = mine;
     }
     if (found) {
         report_.cells_checked = found->x * Y + found->y;
         report_.wrong = found;
         return;
     }
+    for (uint64_t x = b.x0; x < x1; ++x) diag_sets_[x].release();  // diagonals ending here
     report_.cells_checked += b.width * Y;
 }
 
