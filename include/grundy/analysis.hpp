@@ -38,7 +38,9 @@ struct WrongCell {
 
 struct VerifyReport {
     uint64_t cells_checked = 0;
-    std::optional<WrongCell> wrong;  // the first wrong cell, columns left to right, rows up
+    // The first wrong cell in the order of the sweep: bands of columns left to right, rows
+    // bottom up inside a band, cells left to right inside a row. Every cell before it is right.
+    std::optional<WrongCell> wrong;
     bool ok() const { return !wrong; }
 };
 

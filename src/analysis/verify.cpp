@@ -58,83 +58,66 @@ VerifyPass::VerifyPass(uint64_t rows, uint64_t cols, int threads)
       row_sets_(rows),
       diag_sets_(rows + cols - 1) {}
 
-// Threads own contiguous ranges of rows and sweep the band column by column as a pipeline:
-// thread t may check column x once thread t - 1 has finished column x - 1. That is all a cell
-// needs: its row set is the thread's own, its column is read from the stored band, and a
-// diagonal passes through lower rows (lower threads) in earlier columns. Diagonals cross from
-// one thread to the next in column order, so no set is ever touched by two threads at once,
-// and there is no barrier per column (which costs a time slice each on a busy machine).
+// The band is swept row by row (bottom up), each row left to right: a row set is then hot for
+// the whole band, and the few hundred diagonals crossing a band stay in cache from one row to
+// the next. Column order would touch every row's and diagonal's set once per column, which is
+// bound by memory. Threads own contiguous ranges of the band's columns and run as a pipeline:
+// thread t checks row y once thread t - 1 has finished row y. That is all a cell needs: the
+// row set holds everything to its left, its column bitset is the thread's own, and a diagonal
+// through it comes from the row below and the column to its left. No set is touched by two
+// threads at once, and there is no barrier per row (a time slice each on a busy machine).
 void VerifyPass::consume(const ColumnBand& b) {
     const uint64_t Y = rows_, x1 = b.x0 + b.width;
-    const uint64_t T = std::max<uint64_t>(1, std::min<uint64_t>(threads_, Y / 64 + 1));
-    // Row ranges of equal work: a row's cost grows with y (its windows are about 3y wide).
-    std::vector<uint64_t> bounds{0};
-    {
-        const double total = static_cast<double>(Y) * (static_cast<double>(Y) / 2 + 64);
-        uint64_t y = 0;
-        double acc = 0;
-        for (uint64_t t = 1; t < T; ++t) {
-            while (y < Y && acc < total * static_cast<double>(t) / static_cast<double>(T))
-                acc += static_cast<double>(y++) + 64;
-            bounds.push_back(y);
-        }
-        bounds.push_back(Y);
-    }
-    // done[t]: columns of this band thread t has finished (x0 + done[t] is its next column).
-    std::vector<std::atomic<uint64_t>> done(T);
+    const uint64_t T = std::max<uint64_t>(1, std::min<uint64_t>(threads_, b.width / 16));
+    constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
+    std::vector<std::atomic<uint64_t>> done(T);  // rows of this band thread t has finished
     for (auto& d : done) d.store(0);
-    std::atomic<uint64_t> stop{x1};  // columns > stop need no checking: a wrong cell is in stop
+    std::atomic<uint64_t> stop_row{kNone};  // rows after a wrong cell's row need no checking
     std::optional<WrongCell> found;
+    // Values of column x below the current row, as a bitset from 0. A correct column holds
+    // values below x + Y only; larger (wrong) ones are caught at their own cell.
+    const uint64_t cwords = (x1 + Y) / 64 + 2;
 #pragma omp parallel num_threads(static_cast <int>(T))
     {
         const uint64_t t = static_cast<uint64_t>(omp_get_thread_num());
-        const uint64_t ya = bounds[t], yb = bounds[t + 1];
-        std::vector<uint64_t> col;
+        const uint64_t xa = b.x0 + b.width * t / T, xb = b.x0 + b.width * (t + 1) / T;
+        std::vector<uint64_t> cols((xb - xa) * cwords, 0), cbase(xb - xa, 0);
         std::optional<WrongCell> mine;
-        for (uint64_t x = b.x0; x < x1 && x <= stop.load(); ++x) {
+        for (uint64_t y = 0; y < Y && y <= stop_row.load(std::memory_order_relaxed); ++y) {
             if (t > 0)
-                while (done[t - 1].load(std::memory_order_acquire) < x - b.x0)
-                    std::this_thread::yield();
-            // Values of column x below the current row, as a bitset from 0. A correct column
-            // holds values below x + Y only; larger (wrong) ones are caught at their own cell.
-            const uint64_t cwords = (x + Y) / 64 + 2;
-            col.assign(cwords, 0);
-            for (uint64_t y = 0; y < ya; ++y) {
-                const uint64_t v = b.at(x, y);
-                if (v / 64 < cwords) col[v / 64] |= uint64_t{1} << (v % 64);
-            }
-            uint64_t cbase = 0;
-            for (uint64_t y = ya; y < yb; ++y) {
-                const uint64_t v = b.at(x, y);
-                LineSet& r = row_sets_[y];
+                while (done[t - 1].load(std::memory_order_acquire) <= y) std::this_thread::yield();
+            LineSet& r = row_sets_[y];
+            const uint32_t* row = b.values + y * b.width;
+            for (uint64_t x = xa; x < xb; ++x) {
+                const uint64_t v = row[x - b.x0];
                 LineSet& d = diag_sets_[x + Y - 1 - y];
-                while (cbase < cwords && col[cbase] == kFull) ++cbase;
-                const uint64_t m = mex3(r, d, col.data(), cwords, cbase);
+                uint64_t* c = cols.data() + (x - xa) * cwords;
+                uint64_t& cb = cbase[x - xa];
+                while (cb < cwords && c[cb] == kFull) ++cb;
+                const uint64_t m = mex3(r, d, c, cwords, cb);
                 if (m != v) {
                     mine = WrongCell{x, y, v, m};
                     break;
                 }
                 r.insert(v);
                 d.insert(v);
-                col[v / 64] |= uint64_t{1} << (v % 64);
+                c[v / 64] |= uint64_t{1} << (v % 64);
             }
             if (mine) {
-                uint64_t s = stop.load();
-                while (x < s && !stop.compare_exchange_weak(s, x)) {
+                uint64_t s = stop_row.load();
+                while (y < s && !stop_row.compare_exchange_weak(s, y)) {
                 }
+                break;
             }
-            // Counted as done even after a wrong cell, so the next thread can reach column x.
-            done[t].store(x - b.x0 + 1, std::memory_order_release);
-            if (mine) break;
+            done[t].store(y + 1, std::memory_order_release);
         }
-        // Let a waiting successor run out too.
-        done[t].store(b.width, std::memory_order_release);
+        done[t].store(kNone, std::memory_order_release);  // never keep a successor waiting
 #pragma omp critical(grundy_verify_found)
-        if (mine && (!found || mine->x < found->x || (mine->x == found->x && mine->y < found->y)))
+        if (mine && (!found || mine->y < found->y || (mine->y == found->y && mine->x < found->x)))
             found = mine;
     }
     if (found) {
-        report_.cells_checked = found->x * Y + found->y;
+        report_.cells_checked += found->y * b.width + (found->x - b.x0);
         report_.wrong = found;
         return;
     }
