@@ -77,6 +77,7 @@ std::optional<std::string> read_string_attribute(hid_t object, const char* name)
     if (H5Tis_variable_str(type.get()) > 0) {
         H5Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
         H5Tset_size(mem.get(), H5T_VARIABLE);
+        H5Tset_cset(mem.get(), H5Tget_cset(type.get()));  // HDF5 will not convert UTF-8 to ASCII
         char* p = nullptr;
         if (H5Aread(attr.get(), mem.get(), &p) < 0 || !p) return std::nullopt;
         std::string s(p);
@@ -87,6 +88,7 @@ std::optional<std::string> read_string_attribute(hid_t object, const char* name)
     std::vector<char> buf(n + 1, '\0');
     H5Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
     H5Tset_size(mem.get(), n + 1);
+    H5Tset_cset(mem.get(), H5Tget_cset(type.get()));
     if (H5Aread(attr.get(), mem.get(), buf.data()) < 0) return std::nullopt;
     return std::string(buf.data());
 }
