@@ -168,18 +168,18 @@ TEST(AnalysisPPositions, LowerWythoffSequence) {
 TEST(AnalysisPPositions, ZerosMatchAndDisagreementIsNamed) {
     ScratchDir dir;
     const std::string path = dir.file("t.h5");
-    write_table(path, 120, 400, 64);
-    const auto direct = testing::direct_mex_table(120, 400);
+    write_table(path, 90, 300, 64);
+    const auto direct = testing::direct_mex_table(90, 300);
     const uint64_t zeros = static_cast<uint64_t>(std::count(direct.begin(), direct.end(), 0u));
     const PPositionReport good = check_ppositions(Hdf5TableReader(path));
     EXPECT_TRUE(good.ok()) << good.first_disagreement.value_or("");
     EXPECT_EQ(good.zeros, zeros);
     EXPECT_EQ(good.expected, zeros);
 
-    corrupt_cell(path, 300, 70, 0);
+    corrupt_cell(path, 200, 70, 0);
     const PPositionReport bad = check_ppositions(Hdf5TableReader(path));
     ASSERT_FALSE(bad.ok());
-    EXPECT_NE(bad.first_disagreement->find("(300, 70) holds 0"), std::string::npos)
+    EXPECT_NE(bad.first_disagreement->find("(200, 70) holds 0"), std::string::npos)
         << *bad.first_disagreement;
 }
 
