@@ -55,48 +55,57 @@ std::string cat(const Parts&... parts) {
 }
 
 // A set of naturals that fills up from below, as the values seen along a row or a diagonal of
-// the table do: every value below 64 * base() is in it, and words() holds the bits above.
+// the table do: every value below 64 * base() is in it, words() holds the bits of the words
+// first() .. end() - 1, and the words between base() and first() are empty. A diagonal starts
+// with large values and fills its low values late, so its stored window starts where its values
+// are, not at 0 (else wide tables would cost O(X) per diagonal).
 class LineSet {
   public:
     uint64_t base() const { return base_; }
-    uint64_t end() const { return base_ + words_.size(); }  // first word index not stored
-    const uint64_t* data() const { return words_.data(); }  // data()[w - base()] for word w
+    uint64_t first() const { return first_; }
+    uint64_t end() const { return first_ + words_.size(); }  // first word index not stored
+    const uint64_t* data() const { return words_.data(); }   // data()[w - first()] for word w
     uint64_t word(uint64_t w) const {
         if (w < base_) return ~uint64_t{0};
-        return w - base_ < words_.size() ? words_[w - base_] : 0;
+        return w >= first_ && w - first_ < words_.size() ? words_[w - first_] : 0;
     }
     bool contains(uint64_t v) const { return (word(v / 64) >> (v % 64)) & 1; }
     // Adds v; false if it was already there.
     bool insert(uint64_t v) {
         const uint64_t w = v / 64;
         if (w < base_) return false;
-        const uint64_t i = w - base_;
+        if (words_.empty()) {
+            first_ = w;
+        } else if (w < first_) {
+            words_.insert(words_.begin(), first_ - w, 0);
+            first_ = w;
+        }
+        const uint64_t i = w - first_;
         if (i >= words_.size()) words_.resize(i + 1, 0);
         const uint64_t bit = uint64_t{1} << (v % 64);
         if (words_[i] & bit) return false;
         words_[i] |= bit;
-        if (i == 0 && words_[0] == ~uint64_t{0}) {
+        if (i == 0 && first_ == base_ && words_[0] == ~uint64_t{0}) {
             // Full words at the bottom carry no information any more: drop them.
             uint64_t k = 0;
             while (k < words_.size() && words_[k] == ~uint64_t{0}) ++k;
             words_.erase(words_.begin(), words_.begin() + static_cast<std::ptrdiff_t>(k));
             base_ += k;
+            first_ = base_;
         }
         return true;
     }
     // The least value not in the set.
     uint64_t mex() const {
-        if (words_.empty()) return 64 * base_;
-        return 64 * base_ + static_cast<uint64_t>(std::countr_one(words_[0]));
+        return 64 * base_ + static_cast<uint64_t>(std::countr_one(word(base_)));
     }
     void release() {
         std::vector<uint64_t>().swap(words_);
-        base_ = 0;
+        base_ = first_ = 0;
     }
-    uint64_t bytes() const { return words_.capacity() * 8; }
 
   private:
-    uint64_t base_ = 0;
+    uint64_t base_ = 0, first_ = 0;
     std::vector<uint64_t> words_;
 };
 

@@ -28,12 +28,15 @@ uint64_t wythoff_a(uint64_t n) {
 namespace analysis {
 namespace {
 
-// The least n with a_n >= v, from a floating estimate corrected exactly (a_n is increasing).
-uint64_t first_n_with_a_at_least(uint64_t v) {
-    uint64_t n = static_cast<uint64_t>(static_cast<long double>(v) / 1.6180339887498948482L);
+// The least n with a_n + shift * n >= v (a_n and b_n = a_n + n both increase with n), from a
+// floating estimate corrected exactly: each band then costs O(width), even for very wide tables.
+uint64_t first_n_at_least(uint64_t v, uint64_t shift) {
+    const long double ratio = 1.6180339887498948482L + static_cast<long double>(shift);
+    uint64_t n = static_cast<uint64_t>(static_cast<long double>(v) / ratio);
     n = n > 2 ? n - 2 : 0;
-    while (n > 0 && wythoff_a(n - 1) >= v) --n;
-    while (wythoff_a(n) < v) ++n;
+    auto f = [shift](uint64_t k) { return wythoff_a(k) + shift * k; };
+    while (n > 0 && f(n - 1) >= v) --n;
+    while (f(n) < v) ++n;
     return n;
 }
 
@@ -46,12 +49,12 @@ void PPositionPass::consume(const ColumnBand& b) {
     // partner[x - x0]: the row of the one P-position in column x (a_n and b_n partition the
     // positive integers; column 0 has (0, 0)).
     std::vector<uint64_t> partner(b.width, 0);
-    for (uint64_t n = first_n_with_a_at_least(b.x0);; ++n) {  // columns x = a_n, row b_n
+    for (uint64_t n = first_n_at_least(b.x0, 0);; ++n) {  // columns x = a_n, row b_n
         const uint64_t a = wythoff_a(n);
         if (a >= x1) break;
         partner[a - b.x0] = a + n;
     }
-    for (uint64_t n = first_n_with_a_at_least(b.x0 / 3);; ++n) {  // columns x = b_n, row a_n
+    for (uint64_t n = first_n_at_least(b.x0, 1);; ++n) {  // columns x = b_n, row a_n
         const uint64_t a = wythoff_a(n);
         if (a + n >= x1) break;
         if (n > 0 && a + n >= b.x0) partner[a + n - b.x0] = a;

@@ -61,7 +61,7 @@ void PropertiesPass::consume(const ColumnBand& b) {
     const uint64_t Y = rows_, M = std::min(rows_, cols_), x1 = b.x0 + b.width;
     FirstViolation bounds, in_rows, in_cols, in_diags;
     const int64_t rows_signed = static_cast<int64_t>(Y);
-#pragma omp parallel num_threads(threads_)
+#pragma omp parallel num_threads(threads_) if (Y * b.width >= 65536)
     {
         FirstViolation my_bounds, my_rows, my_cols, my_diags;
 #pragma omp for schedule(dynamic, 64) nowait
@@ -93,15 +93,18 @@ void PropertiesPass::consume(const ColumnBand& b) {
 #pragma omp for schedule(dynamic, 1) nowait
         for (uint64_t xa = b.x0; xa < x1; xa += kColumnBlock) {
             const uint64_t xb = std::min(x1, xa + kColumnBlock);
-            const uint64_t stride = (xb + Y) / 64 + 1;  // words per column bitset
+            // Words cofs .. cofs + stride - 1 per column: values in bounds lie in
+            // [x - 2Y, x + Y], so wide tables cost O(Y) per column, not O(x).
+            const uint64_t cofs = xa > 2 * Y ? (xa - 2 * Y) / 64 : 0;
+            const uint64_t stride = (xb + Y) / 64 + 1 - cofs;
             std::vector<uint64_t> seen(stride * (xb - xa), 0);
             std::vector<uint64_t> print(xb - xa, 0);
             for (uint64_t y = 0; y < Y; ++y) {
                 const uint32_t* row = b.values + y * b.width + (xa - b.x0);
                 for (uint64_t x = xa; x < xb; ++x) {
                     const uint64_t v = row[x - xa];
-                    if (v > x + y) continue;  // a bounds violation, reported as such
-                    uint64_t& word = seen[(x - xa) * stride + v / 64];
+                    if (v > x + y || v / 64 < cofs) continue;  // out of bounds: reported so
+                    uint64_t& word = seen[(x - xa) * stride + v / 64 - cofs];
                     const uint64_t bit = uint64_t{1} << (v % 64);
                     if (word & bit)
                         my_cols.offer(x, y,

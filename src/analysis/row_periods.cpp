@@ -45,7 +45,7 @@ std::vector<RowPeriod> row_periods(const Hdf5TableReader& table, int threads) {
         const uint64_t h = std::min(height, rows - y0);
         band.resize(h * cols);
         table.read(0, y0, cols, h, band.data());
-#pragma omp parallel for num_threads(t) schedule(dynamic, 1)
+#pragma omp parallel for num_threads(t) schedule(dynamic, 1) if (h * cols >= 65536)
         for (uint64_t j = 0; j < h; ++j)
             result[y0 + j] =
                 row_period(std::span<const uint32_t>(band.data() + j * cols, cols), y0 + j);

@@ -26,25 +26,33 @@ namespace {
 
 constexpr uint64_t kFull = ~uint64_t{0};
 
-// The least value in none of the row set, the diagonal set and the column bitset.
-uint64_t mex3(const LineSet& r, const LineSet& d, const uint64_t* c, uint64_t cwords,
+// The least value in none of the row set, the diagonal set and the column bitset c, which
+// holds words cofs .. cofs + cwords - 1 (a column's values lie in [x - 2Y, x + Y]).
+uint64_t mex3(const LineSet& r, const LineSet& d, const uint64_t* c, uint64_t cofs, uint64_t cwords,
               uint64_t cbase) {
     uint64_t w = std::max({r.base(), d.base(), cbase});
+    auto cword = [&](uint64_t i) { return i >= cofs && i - cofs < cwords ? c[i - cofs] : 0; };
+    // Below the stored windows, word by word (rare: a window starts at the row's low water).
+    for (const uint64_t lo = std::max({r.first(), d.first(), cofs}); w < lo; ++w) {
+        const uint64_t m = r.word(w) | d.word(w) | cword(w);
+        if (m != kFull) return 64 * w + static_cast<uint64_t>(std::countr_one(m));
+    }
     // Where all three are stored words, a tight loop four words at a time: this scan is where
     // verification spends its time.
-    const uint64_t fast_end = std::min({r.end(), d.end(), cwords});
+    const uint64_t fast_end = std::min({r.end(), d.end(), cofs + cwords});
     const uint64_t* pr = r.data();
     const uint64_t* pd = d.data();
-    const uint64_t rb = r.base(), db = d.base();
+    const uint64_t* pc = c;
+    const uint64_t rb = r.first(), db = d.first();
     for (; w + 4 <= fast_end; w += 4) {
-        const uint64_t a0 = pr[w - rb] | pd[w - db] | c[w];
-        const uint64_t a1 = pr[w + 1 - rb] | pd[w + 1 - db] | c[w + 1];
-        const uint64_t a2 = pr[w + 2 - rb] | pd[w + 2 - db] | c[w + 2];
-        const uint64_t a3 = pr[w + 3 - rb] | pd[w + 3 - db] | c[w + 3];
+        const uint64_t a0 = pr[w - rb] | pd[w - db] | pc[w - cofs];
+        const uint64_t a1 = pr[w + 1 - rb] | pd[w + 1 - db] | pc[w + 1 - cofs];
+        const uint64_t a2 = pr[w + 2 - rb] | pd[w + 2 - db] | pc[w + 2 - cofs];
+        const uint64_t a3 = pr[w + 3 - rb] | pd[w + 3 - db] | pc[w + 3 - cofs];
         if ((a0 & a1 & a2 & a3) != kFull) break;
     }
     for (;; ++w) {
-        const uint64_t m = r.word(w) | d.word(w) | (w < cwords ? c[w] : 0);
+        const uint64_t m = r.word(w) | d.word(w) | cword(w);
         if (m != kFull) return 64 * w + static_cast<uint64_t>(std::countr_one(m));
     }
 }
@@ -68,15 +76,19 @@ VerifyPass::VerifyPass(uint64_t rows, uint64_t cols, int threads)
 // threads at once, and there is no barrier per row (a time slice each on a busy machine).
 void VerifyPass::consume(const ColumnBand& b) {
     const uint64_t Y = rows_, x1 = b.x0 + b.width;
-    const uint64_t T = std::max<uint64_t>(1, std::min<uint64_t>(threads_, b.width / 16));
+    // Small bands are not worth a parallel region.
+    const uint64_t T =
+        Y * b.width < 65536 ? 1 : std::max<uint64_t>(1, std::min<uint64_t>(threads_, b.width / 16));
     constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
     std::vector<std::atomic<uint64_t>> done(T);  // rows of this band thread t has finished
     for (auto& d : done) d.store(0);
     std::atomic<uint64_t> stop_row{kNone};  // rows after a wrong cell's row need no checking
     std::optional<WrongCell> found;
-    // Values of column x below the current row, as a bitset from 0. A correct column holds
-    // values below x + Y only; larger (wrong) ones are caught at their own cell.
-    const uint64_t cwords = (x1 + Y) / 64 + 2;
+    // Values of column x below the current row, as a bitset over the words cofs .. cofs +
+    // cwords - 1: a correct column holds values in [x - 2Y, x + Y] only (so wide tables cost
+    // O(Y) per column, not O(x)); others are wrong and caught at their own cell first.
+    const uint64_t cofs = b.x0 > 2 * Y ? (b.x0 - 2 * Y) / 64 : 0;
+    const uint64_t cwords = (x1 + Y) / 64 + 2 - cofs;
 #pragma omp parallel num_threads(static_cast <int>(T))
     {
         const uint64_t t = static_cast<uint64_t>(omp_get_thread_num());
@@ -93,15 +105,15 @@ void VerifyPass::consume(const ColumnBand& b) {
                 LineSet& d = diag_sets_[x + Y - 1 - y];
                 uint64_t* c = cols.data() + (x - xa) * cwords;
                 uint64_t& cb = cbase[x - xa];
-                while (cb < cwords && c[cb] == kFull) ++cb;
-                const uint64_t m = mex3(r, d, c, cwords, cb);
+                while (cofs == 0 && cb < cwords && c[cb] == kFull) ++cb;
+                const uint64_t m = mex3(r, d, c, cofs, cwords, cb);
                 if (m != v) {
                     mine = WrongCell{x, y, v, m};
                     break;
                 }
                 r.insert(v);
                 d.insert(v);
-                c[v / 64] |= uint64_t{1} << (v % 64);
+                c[v / 64 - cofs] |= uint64_t{1} << (v % 64);  // v == m: inside the window
             }
             if (mine) {
                 uint64_t s = stop_row.load();

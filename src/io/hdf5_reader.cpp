@@ -166,7 +166,8 @@ void Hdf5TableReader::Impl::read_fast(uint64_t x0, uint64_t y0, uint64_t width, 
         }
     const uint64_t raw_size = n * value_size;
     bool failed = false;
-#pragma omp parallel
+    // A parallel region costs more than decoding one chunk (a time slice on a busy machine).
+#pragma omp parallel if (raws.size() > 1)
     {
         // Reused across calls: fresh buffers cost more in page faults than the decoding.
         thread_local std::vector<uint8_t> inflated;
