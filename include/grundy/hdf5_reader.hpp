@@ -7,6 +7,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace grundy {
 
@@ -27,6 +29,8 @@ public:
     // Reads rows y0..y0+height-1, columns x0..x0+width-1 into out (row-major, stride width).
     void read(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, uint32_t* out) const;
     uint32_t at(uint64_t x, uint64_t y) const;
+    // Reads scattered cells (x, y) in one call; HDF5 decompresses each chunk touched once.
+    void read_cells(const std::vector<std::pair<uint64_t, uint64_t>>& cells, uint32_t* out) const;
 
     std::optional<std::string> string_attribute(const char* name) const;
     std::optional<int64_t> int_attribute(const char* name) const;

@@ -1,0 +1,108 @@
+// The analysis passes over a stored table (grundy analyze, grundy verify): exact row periods,
+// an independent mex verification, the P-positions against their closed form, and the known
+// properties of the table. Every pass streams the file band by band, never the whole table.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "grundy/hdf5_reader.hpp"
+#include "grundy/periodicity.hpp"
+
+namespace grundy {
+
+// The exact text of the row-period rule, stored with the results so they can be reproduced.
+extern const char* const kRowPeriodCriterion;
+
+struct RowPeriod {
+    uint64_t row = 0;
+    std::optional<Periodicity> periodicity;  // nullopt: undetermined under the criterion
+    std::vector<int64_t> block;              // g(x, y) - x + 2y for one period from preperiod
+};
+
+// The criterion applied to one row g(0, y) .. g(X-1, y).
+RowPeriod row_period(std::span<const uint32_t> row, uint64_t y);
+// Every row of a stored table; rows in parallel (threads 0: OpenMP's default).
+std::vector<RowPeriod> row_periods(const Hdf5TableReader& table, int threads = 0);
+// The row-periods CSV of DESIGN.md: row,preperiod,period,periods_observed,block.
+void write_row_periods_csv(const std::vector<RowPeriod>& periods, const std::string& path);
+
+struct WrongCell {
+    uint64_t x = 0, y = 0;
+    uint64_t found = 0, expected = 0;
+    std::string describe() const;  // "(x, y) holds F, but the mex of its options is E"
+};
+
+struct VerifyReport {
+    uint64_t cells_checked = 0;
+    // The first wrong cell in the order of the sweep: bands of columns left to right, rows
+    // bottom up inside a band, cells left to right inside a row. Every cell before it is right.
+    std::optional<WrongCell> wrong;
+    bool ok() const { return !wrong; }
+};
+
+// Every cell against the mex of its options, by a method sharing no code with the engine.
+VerifyReport verify_table(const Hdf5TableReader& table, int threads = 0);
+// `samples` random cells, each by a direct mex over all of its options read from the file.
+VerifyReport verify_sample(const Hdf5TableReader& table, uint64_t samples, uint64_t seed);
+
+// 128-bit unsigned (a GCC/Clang extension; __extension__ keeps -Wpedantic quiet).
+__extension__ typedef unsigned __int128 UInt128;
+
+// Exact integer square root: the largest r with r * r <= v.
+uint64_t isqrt(UInt128 v);
+// a_n = floor(n * phi) = (n + isqrt(5 n^2)) / 2; the P-positions are (a_n, a_n + n), mirrored.
+uint64_t wythoff_a(uint64_t n);
+
+struct PPositionReport {
+    uint64_t zeros = 0;     // cells holding 0
+    uint64_t expected = 0;  // P-positions inside the table
+    std::optional<std::string> first_disagreement;
+    bool ok() const { return !first_disagreement; }
+};
+PPositionReport check_ppositions(const Hdf5TableReader& table, int threads = 0);
+
+struct PropertyCheck {
+    std::string name;      // symmetry, bounds, distinct_rows, ...
+    uint64_t checked = 0;  // cells (or rows, or pairs) the check looked at
+    std::optional<std::string> first_violation;
+};
+struct PropertiesReport {
+    std::vector<PropertyCheck> checks;
+    bool ok() const;
+};
+PropertiesReport check_properties(const Hdf5TableReader& table, int threads = 0);
+
+struct AnalysisOptions {
+    bool periodicity = true, verify = true, ppositions = true, properties = true;
+    bool allow_incomplete = false;
+    bool store = true;     // write the results under /analysis in the file
+    std::string csv_path;  // empty: no CSV
+    int threads = 0;
+};
+
+// Parses "periodicity,verify,ppositions,properties" (any subset) into options. Throws Error.
+void parse_passes(const std::string& text, AnalysisOptions& options);
+
+struct AnalysisReport {
+    std::string path;
+    uint64_t rows = 0, cols = 0;
+    bool complete = false;
+    std::optional<std::vector<RowPeriod>> periods;
+    std::optional<VerifyReport> verify;
+    std::optional<PPositionReport> ppositions;
+    std::optional<PropertiesReport> properties;
+    double seconds = 0.0;
+    bool ok() const;  // every check that ran passed (undetermined periods are not failures)
+};
+
+// Runs the chosen passes (one streaming read for all column-band passes), then stores the
+// results under /analysis and writes the CSV. Throws grundy::Error for bad files.
+AnalysisReport analyze_table(const std::string& path, const AnalysisOptions& options);
+std::string summary_text(const AnalysisReport& report);
+std::string summary_json(const AnalysisReport& report);
+
+}  // namespace grundy

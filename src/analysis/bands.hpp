@@ -1,0 +1,166 @@
+// Internal plumbing of the analysis passes: the column-band stream (all rows x one chunk width
+// at a time, left to right), the passes that consume it, and LineSet, the sliding set of values
+// seen along one row or diagonal. Written for the analysis only; nothing here comes from the
+// engine, so that verification stays independent of it.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "grundy/analysis.hpp"
+#include "grundy/hdf5_reader.hpp"
+
+namespace grundy::analysis {
+
+// Rows 0..rows-1, columns x0..x0+width-1: g(x, y) = values[y * width + (x - x0)].
+struct ColumnBand {
+    uint64_t x0 = 0, width = 0, rows = 0, cols = 0;
+    const uint32_t* values = nullptr;
+    uint32_t at(uint64_t x, uint64_t y) const { return values[y * width + (x - x0)]; }
+};
+
+class ColumnBandPass {
+  public:
+    virtual ~ColumnBandPass() = default;
+    virtual void consume(const ColumnBand& band) = 0;
+    // True once the pass needs no more bands (verify stops at the first wrong cell).
+    virtual bool finished() const { return false; }
+};
+
+// Feeds every band of the table, left to right, to every pass until all are finished.
+void stream_column_bands(const Hdf5TableReader& table, std::span<ColumnBandPass* const> passes);
+
+int thread_count(int threads);
+
+// Builds a message from strings and numbers (GCC 12 warns falsely on "literal" + std::string&&).
+inline void append_all(std::string&) {}
+template <typename T, typename... Rest>
+void append_all(std::string& out, const T& first, const Rest&... rest) {
+    if constexpr (std::is_arithmetic_v<T>)
+        out += std::to_string(first);
+    else
+        out += first;
+    append_all(out, rest...);
+}
+template <typename... Parts>
+std::string cat(const Parts&... parts) {
+    std::string out;
+    append_all(out, parts...);
+    return out;
+}
+
+// A set of naturals that fills up from below, as the values seen along a row or a diagonal of
+// the table do: every value below 64 * base() is in it, words() holds the bits of the words
+// first() .. end() - 1, and the words between base() and first() are empty. A diagonal starts
+// with large values and fills its low values late, so its stored window starts where its values
+// are, not at 0 (else wide tables would cost O(X) per diagonal).
+class LineSet {
+  public:
+    uint64_t base() const { return base_; }
+    uint64_t first() const { return first_; }
+    uint64_t end() const { return first_ + words_.size(); }  // first word index not stored
+    const uint64_t* data() const { return words_.data(); }   // data()[w - first()] for word w
+    uint64_t word(uint64_t w) const {
+        if (w < base_) return ~uint64_t{0};
+        return w >= first_ && w - first_ < words_.size() ? words_[w - first_] : 0;
+    }
+    bool contains(uint64_t v) const { return (word(v / 64) >> (v % 64)) & 1; }
+    // Adds v; false if it was already there.
+    bool insert(uint64_t v) {
+        const uint64_t w = v / 64;
+        if (w < base_) return false;
+        if (words_.empty()) {
+            first_ = w;
+        } else if (w < first_) {
+            words_.insert(words_.begin(), first_ - w, 0);
+            first_ = w;
+        }
+        const uint64_t i = w - first_;
+        if (i >= words_.size()) words_.resize(i + 1, 0);
+        const uint64_t bit = uint64_t{1} << (v % 64);
+        if (words_[i] & bit) return false;
+        words_[i] |= bit;
+        if (i == 0 && first_ == base_ && words_[0] == ~uint64_t{0}) {
+            // Full words at the bottom carry no information any more: drop them.
+            uint64_t k = 0;
+            while (k < words_.size() && words_[k] == ~uint64_t{0}) ++k;
+            words_.erase(words_.begin(), words_.begin() + static_cast<std::ptrdiff_t>(k));
+            base_ += k;
+            first_ = base_;
+        }
+        return true;
+    }
+    // The least value not in the set.
+    uint64_t mex() const {
+        return 64 * base_ + static_cast<uint64_t>(std::countr_one(word(base_)));
+    }
+    void release() {
+        std::vector<uint64_t>().swap(words_);
+        base_ = first_ = 0;
+    }
+
+  private:
+    uint64_t base_ = 0, first_ = 0;
+    std::vector<uint64_t> words_;
+};
+
+class VerifyPass final : public ColumnBandPass {
+  public:
+    VerifyPass(uint64_t rows, uint64_t cols, int threads);
+    void consume(const ColumnBand& band) override;
+    bool finished() const override { return report_.wrong.has_value(); }
+    const VerifyReport& report() const { return report_; }
+
+  private:
+    uint64_t rows_, cols_;
+    int threads_;
+    std::vector<LineSet> row_sets_, diag_sets_;  // diagonal x - y at index x - y + rows - 1
+    VerifyReport report_;
+};
+
+class PPositionPass final : public ColumnBandPass {
+  public:
+    explicit PPositionPass(uint64_t rows, uint64_t cols);
+    void consume(const ColumnBand& band) override;
+    PPositionReport report() const;
+
+  private:
+    uint64_t rows_, cols_;
+    PPositionReport report_;
+};
+
+class PropertiesPass final : public ColumnBandPass {
+  public:
+    PropertiesPass(uint64_t rows, uint64_t cols, int threads);
+    void consume(const ColumnBand& band) override;
+    PropertiesReport report() const;  // finishes the row-completeness and symmetry checks
+    // For locating an asymmetric cell once the fingerprints disagree.
+    void set_table(const Hdf5TableReader* table) { table_ = table; }
+
+  private:
+    uint64_t rows_, cols_;
+    int threads_;
+    const Hdf5TableReader* table_ = nullptr;
+    std::vector<LineSet> row_sets_, diag_sets_;
+    // Symmetry fingerprints: for m < min(rows, cols), sum over row m right of the diagonal and
+    // over column m above it of a hash of (other coordinate, value): equal when symmetric.
+    std::vector<uint64_t> row_print_, col_print_;
+    PropertyCheck bounds_{"bounds", 0, {}}, distinct_rows_{"distinct_rows", 0, {}},
+        distinct_cols_{"distinct_columns", 0, {}}, distinct_diags_{"distinct_diagonals", 0, {}};
+};
+
+// A 64-bit mix of (position, value) for the symmetry fingerprints.
+inline uint64_t cell_hash(uint64_t other, uint64_t value) {
+    uint64_t z =
+        other * 0x9E3779B97F4A7C15ull ^ (value + 0x632BE59BD9B4E019ull) * 0xD6E8FEB86659FD93ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+}  // namespace grundy::analysis

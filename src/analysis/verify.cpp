@@ -1,0 +1,185 @@
+// grundy verify: every stored cell against the mex of its options, recomputed from the stored
+// values alone. Independent of the engine by construction: its own sets (LineSet windows for
+// rows and diagonals, a plain bitset for the current column), its own scan, and a different
+// order (column by column, left to right, rows in parallel inside a column).
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <limits>
+#include <random>
+#include <thread>
+
+#include "analysis/bands.hpp"
+#include "grundy/error.hpp"
+
+namespace grundy {
+
+std::string WrongCell::describe() const {
+    return analysis::cat("(", x, ", ", y, ") holds ", found, ", but the mex of its options is ",
+                         expected);
+}
+
+namespace analysis {
+namespace {
+
+constexpr uint64_t kFull = ~uint64_t{0};
+
+// The least value in none of the row set, the diagonal set and the column bitset c, which
+// holds words cofs .. cofs + cwords - 1 (a column's values lie in [x - 2Y, x + Y]).
+uint64_t mex3(const LineSet& r, const LineSet& d, const uint64_t* c, uint64_t cofs, uint64_t cwords,
+              uint64_t cbase) {
+    uint64_t w = std::max({r.base(), d.base(), cbase});
+    auto cword = [&](uint64_t i) { return i >= cofs && i - cofs < cwords ? c[i - cofs] : 0; };
+    // Below the stored windows, word by word (rare: a window starts at the row's low water).
+    for (const uint64_t lo = std::max({r.first(), d.first(), cofs}); w < lo; ++w) {
+        const uint64_t m = r.word(w) | d.word(w) | cword(w);
+        if (m != kFull) return 64 * w + static_cast<uint64_t>(std::countr_one(m));
+    }
+    // Where all three are stored words, a tight loop four words at a time: this scan is where
+    // verification spends its time.
+    const uint64_t fast_end = std::min({r.end(), d.end(), cofs + cwords});
+    const uint64_t* pr = r.data();
+    const uint64_t* pd = d.data();
+    const uint64_t* pc = c;
+    const uint64_t rb = r.first(), db = d.first();
+    for (; w + 4 <= fast_end; w += 4) {
+        const uint64_t a0 = pr[w - rb] | pd[w - db] | pc[w - cofs];
+        const uint64_t a1 = pr[w + 1 - rb] | pd[w + 1 - db] | pc[w + 1 - cofs];
+        const uint64_t a2 = pr[w + 2 - rb] | pd[w + 2 - db] | pc[w + 2 - cofs];
+        const uint64_t a3 = pr[w + 3 - rb] | pd[w + 3 - db] | pc[w + 3 - cofs];
+        if ((a0 & a1 & a2 & a3) != kFull) break;
+    }
+    for (;; ++w) {
+        const uint64_t m = r.word(w) | d.word(w) | cword(w);
+        if (m != kFull) return 64 * w + static_cast<uint64_t>(std::countr_one(m));
+    }
+}
+
+}  // namespace
+
+VerifyPass::VerifyPass(uint64_t rows, uint64_t cols, int threads)
+    : rows_(rows),
+      cols_(cols),
+      threads_(thread_count(threads)),
+      row_sets_(rows),
+      diag_sets_(rows + cols - 1) {}
+
+// The band is swept row by row (bottom up), each row left to right: a row set is then hot for
+// the whole band, and the few hundred diagonals crossing a band stay in cache from one row to
+// the next. Column order would touch every row's and diagonal's set once per column, which is
+// bound by memory. Threads own contiguous ranges of the band's columns and run as a pipeline:
+// thread t checks row y once thread t - 1 has finished row y. That is all a cell needs: the
+// row set holds everything to its left, its column bitset is the thread's own, and a diagonal
+// through it comes from the row below and the column to its left. No set is touched by two
+// threads at once, and there is no barrier per row (a time slice each on a busy machine).
+void VerifyPass::consume(const ColumnBand& b) {
+    const uint64_t Y = rows_, x1 = b.x0 + b.width;
+    // Small bands are not worth a parallel region.
+    const uint64_t T =
+        Y * b.width < 65536 ? 1 : std::max<uint64_t>(1, std::min<uint64_t>(threads_, b.width / 16));
+    constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
+    std::vector<std::atomic<uint64_t>> done(T);  // rows of this band thread t has finished
+    for (auto& d : done) d.store(0);
+    std::atomic<uint64_t> stop_row{kNone};  // rows after a wrong cell's row need no checking
+    std::optional<WrongCell> found;
+    // Values of column x below the current row, as a bitset over the words cofs .. cofs +
+    // cwords - 1: a correct column holds values in [x - 2Y, x + Y] only (so wide tables cost
+    // O(Y) per column, not O(x)); others are wrong and caught at their own cell first.
+    const uint64_t cofs = b.x0 > 2 * Y ? (b.x0 - 2 * Y) / 64 : 0;
+    const uint64_t cwords = (x1 + Y) / 64 + 2 - cofs;
+#pragma omp parallel num_threads(static_cast <int>(T))
+    {
+        const uint64_t t = static_cast<uint64_t>(omp_get_thread_num());
+        const uint64_t xa = b.x0 + b.width * t / T, xb = b.x0 + b.width * (t + 1) / T;
+        std::vector<uint64_t> cols((xb - xa) * cwords, 0), cbase(xb - xa, 0);
+        std::optional<WrongCell> mine;
+        for (uint64_t y = 0; y < Y && y <= stop_row.load(std::memory_order_relaxed); ++y) {
+            if (t > 0)
+                while (done[t - 1].load(std::memory_order_acquire) <= y) std::this_thread::yield();
+            LineSet& r = row_sets_[y];
+            const uint32_t* row = b.values + y * b.width;
+            for (uint64_t x = xa; x < xb; ++x) {
+                const uint64_t v = row[x - b.x0];
+                LineSet& d = diag_sets_[x + Y - 1 - y];
+                uint64_t* c = cols.data() + (x - xa) * cwords;
+                uint64_t& cb = cbase[x - xa];
+                while (cofs == 0 && cb < cwords && c[cb] == kFull) ++cb;
+                const uint64_t m = mex3(r, d, c, cofs, cwords, cb);
+                if (m != v) {
+                    mine = WrongCell{x, y, v, m};
+                    break;
+                }
+                r.insert(v);
+                d.insert(v);
+                c[v / 64 - cofs] |= uint64_t{1} << (v % 64);  // v == m: inside the window
+            }
+            if (mine) {
+                uint64_t s = stop_row.load();
+                while (y < s && !stop_row.compare_exchange_weak(s, y)) {
+                }
+                break;
+            }
+            done[t].store(y + 1, std::memory_order_release);
+        }
+        done[t].store(kNone, std::memory_order_release);  // never keep a successor waiting
+#pragma omp critical(grundy_verify_found)
+        if (mine && (!found || mine->y < found->y || (mine->y == found->y && mine->x < found->x)))
+            found = mine;
+    }
+    if (found) {
+        report_.cells_checked += found->y * b.width + (found->x - b.x0);
+        report_.wrong = found;
+        return;
+    }
+    for (uint64_t x = b.x0; x < x1; ++x) diag_sets_[x].release();  // diagonals ending here
+    report_.cells_checked += b.width * Y;
+}
+
+}  // namespace analysis
+
+VerifyReport verify_table(const Hdf5TableReader& table, int threads) {
+    analysis::VerifyPass pass(table.rows(), table.cols(), threads);
+    analysis::ColumnBandPass* passes[] = {&pass};
+    analysis::stream_column_bands(table, passes);
+    return pass.report();
+}
+
+VerifyReport verify_sample(const Hdf5TableReader& table, uint64_t samples, uint64_t seed) {
+    const uint64_t X = table.cols(), Y = table.rows();
+    std::mt19937_64 rng(seed);
+    std::vector<std::pair<uint64_t, uint64_t>> cells(samples);
+    for (auto& [x, y] : cells) {
+        x = rng() % X;
+        y = rng() % Y;
+    }
+    std::sort(cells.begin(), cells.end());  // so "first wrong" means leftmost, then lowest
+    VerifyReport report;
+    std::vector<uint32_t> options;
+    std::vector<std::pair<uint64_t, uint64_t>> diagonal;
+    for (const auto& [x, y] : cells) {
+        const uint64_t m = std::min(x, y);
+        options.assign(x + y + m, 0);
+        if (x > 0) table.read(0, y, x, 1, options.data());
+        if (y > 0) table.read(x, 0, 1, y, options.data() + x);
+        diagonal.clear();
+        for (uint64_t c = 1; c <= m; ++c) diagonal.emplace_back(x - c, y - c);
+        if (m > 0) table.read_cells(diagonal, options.data() + x + y);
+        // A direct mex: the mex of k values is at most k.
+        std::vector<char> seen(options.size() + 1, 0);
+        for (uint32_t v : options)
+            if (v < seen.size()) seen[v] = 1;
+        uint64_t mex = 0;
+        while (seen[mex]) ++mex;
+        const uint64_t value = table.at(x, y);
+        ++report.cells_checked;
+        if (value != mex) {
+            report.wrong = WrongCell{x, y, value, mex};
+            break;
+        }
+    }
+    return report;
+}
+
+}  // namespace grundy

@@ -1,0 +1,267 @@
+// The analysis passes against published values (OEIS row periods, seed 001's blocks, the
+// Wythoff pairs), independent computations (direct mex, exact inequalities), deliberately
+// corrupted tables and bad files. CLI behaviour (exit statuses, CSV, JSON, /analysis) is in
+// test_analysis_cli.cpp.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "analysis_fixtures.hpp"
+#include "grundy/analysis.hpp"
+#include "grundy/error.hpp"
+#include "grundy/memory_table.hpp"
+#include "reference.hpp"
+
+namespace grundy {
+namespace {
+
+using testing::corrupt_cell;
+using testing::ScratchDir;
+using testing::write_table;
+
+// Row periods 1, 3, 3, 6, 12 of rows 0-4: OEIS A004482-A004485 (and row 0: g(x, 0) = x).
+TEST(AnalysisPeriods, PublicPeriodsOfRowsZeroToFour) {
+    ScratchDir dir;
+    const std::string path = dir.file("t.h5");
+    write_table(path, 6, 2048);
+    const Hdf5TableReader table(path);
+    const auto periods = row_periods(table, 2);
+    ASSERT_EQ(periods.size(), 6u);
+    const uint64_t expected[] = {1, 3, 3, 6, 12};
+    for (uint64_t y = 0; y < 5; ++y) {
+        ASSERT_TRUE(periods[y].periodicity) << "row " << y;
+        EXPECT_EQ(periods[y].periodicity->period, expected[y]) << "row " << y;
+        EXPECT_EQ(periods[y].row, y);
+    }
+}
+
+// Seed 001's repeating blocks of g - x + 2y, row 3 from x0 = 8; checked against a direct-mex
+// table as well, so neither the engine nor the file path is trusted.
+TEST(AnalysisPeriods, SeedBlocks) {
+    ScratchDir dir;
+    const std::string path = dir.file("t.h5");
+    write_table(path, 4, 512, 64);
+    const auto periods = row_periods(Hdf5TableReader(path));
+    EXPECT_EQ(periods[1].block, (std::vector<int64_t>{3, 3, 0}));
+    EXPECT_EQ(periods[2].block, (std::vector<int64_t>{6, 3, 3}));
+    ASSERT_TRUE(periods[3].periodicity);
+    EXPECT_EQ(periods[3].periodicity->preperiod, 8u);
+    EXPECT_EQ(periods[3].block, (std::vector<int64_t>{8, 9, 4, 2, 9, 4}));
+
+    const auto direct = testing::direct_mex_table(4, 512);
+    for (uint64_t y = 1; y < 4; ++y) {
+        const auto r = row_period(std::span<const uint32_t>(direct.data() + y * 512, 512), y);
+        EXPECT_EQ(r.block, periods[y].block) << "row " << y;
+    }
+}
+
+// Synthetic rows with a known period, preperiod and block: g(x) = x - 2y + s(x).
+TEST(AnalysisPeriods, SyntheticRowReportsBlockAndCounts) {
+    const uint64_t y = 5;
+    std::vector<uint32_t> row;
+    const std::vector<int64_t> block = {4, 1, 1, 7, 2};
+    for (uint64_t x = 0; x < 1000; ++x) {
+        const int64_t s = x < 13 ? 100 + static_cast<int64_t>(x) : block[(x - 13) % 5];
+        row.push_back(static_cast<uint32_t>(static_cast<int64_t>(x) - 2 * y + s + 20));
+    }
+    const RowPeriod r = row_period(row, y);
+    ASSERT_TRUE(r.periodicity);
+    EXPECT_EQ(r.periodicity->period, 5u);
+    EXPECT_EQ(r.periodicity->preperiod, 13u);
+    EXPECT_EQ(r.periodicity->periods_observed, (1000u - 13u) / 5u);
+    EXPECT_EQ(r.block, (std::vector<int64_t>{24, 21, 21, 27, 22}));
+}
+
+TEST(AnalysisPeriods, AperiodicRowIsUndetermined) {
+    std::vector<uint32_t> row;
+    for (uint32_t x = 0; x < 600; ++x) row.push_back(x + (x * x % 1009));
+    const RowPeriod r = row_period(row, 0);
+    EXPECT_FALSE(r.periodicity);
+    EXPECT_TRUE(r.block.empty());
+}
+
+TEST(AnalysisVerify, CorrectTableIsAccepted) {
+    ScratchDir dir;
+    const std::string path = dir.file("t.h5");
+    write_table(path, 300, 400, 64);  // several bands, edge chunks
+    const Hdf5TableReader table(path);
+    for (int threads : {1, 2}) {
+        const VerifyReport r = verify_table(table, threads);
+        EXPECT_TRUE(r.ok()) << (r.wrong ? r.wrong->describe() : "");
+        EXPECT_EQ(r.cells_checked, 300u * 400u);
+    }
+    EXPECT_TRUE(verify_sample(table, 300, 7).ok());
+}
+
+TEST(AnalysisVerify, OneCorruptedCellIsNamed) {
+    ScratchDir dir;
+    const std::string path = dir.file("t.h5");
+    write_table(path, 300, 400, 64);
+    const uint32_t original = Hdf5TableReader(path).at(150, 97);
+    corrupt_cell(path, 150, 97, original + 1);
+    const Hdf5TableReader table(path);
+    for (int threads : {1, 2}) {
+        const VerifyReport r = verify_table(table, threads);
+        ASSERT_FALSE(r.ok());
+        EXPECT_EQ(r.wrong->x, 150u);
+        EXPECT_EQ(r.wrong->y, 97u);
+        EXPECT_EQ(r.wrong->found, original + 1);
+        EXPECT_EQ(r.wrong->expected, original);
+        EXPECT_NE(r.wrong->describe().find("(150, 97)"), std::string::npos);
+    }
+}
+
+TEST(AnalysisVerify, HugeWrongValueAndSampling) {
+    ScratchDir dir;
+    const std::string path = dir.file("t.h5");
+    write_table(path, 20, 30, 16);
+    const uint32_t original = Hdf5TableReader(path).at(23, 11);
+    corrupt_cell(path, 23, 11, 60000);
+    const Hdf5TableReader table(path);
+    const VerifyReport full = verify_table(table, 2);
+    ASSERT_FALSE(full.ok());
+    EXPECT_EQ(full.wrong->x, 23u);
+    EXPECT_EQ(full.wrong->y, 11u);
+    EXPECT_EQ(full.wrong->found, 60000u);
+    EXPECT_EQ(full.wrong->expected, original);
+    // 12000 samples over 600 cells miss a given one with probability e^-20.
+    const VerifyReport sampled = verify_sample(table, 12000, 3);
+    ASSERT_FALSE(sampled.ok());
+    EXPECT_EQ(sampled.wrong->x, 23u);
+    EXPECT_EQ(sampled.wrong->y, 11u);
+    EXPECT_EQ(sampled.wrong->expected, original);
+}
+
+TEST(AnalysisPPositions, IsqrtIsExact) {
+    for (uint64_t v = 0; v < 100000; ++v) {
+        const uint64_t r = isqrt(v);
+        ASSERT_LE(r * r, v);
+        ASSERT_GT((r + 1) * (r + 1), v);
+    }
+    std::mt19937_64 rng(11);
+    for (int i = 0; i < 20000; ++i) {
+        const UInt128 v = (static_cast<UInt128>(rng()) << 64 | rng()) >> (rng() % 64);
+        const UInt128 r = isqrt(v);
+        ASSERT_LE(r * r, v);
+        ASSERT_GT((r + 1) * (r + 1), v);
+    }
+    EXPECT_EQ(isqrt(~static_cast<UInt128>(0)), ~uint64_t{0});
+}
+
+// a_n = floor(n phi): OEIS A000201, and for large n the exact characterisation
+// (2a - n)^2 < 5 n^2 < (2a - n + 2)^2, which follows from 2a <= n + n sqrt 5 < 2a + 2.
+TEST(AnalysisPPositions, LowerWythoffSequence) {
+    const uint64_t oeis[] = {0, 1, 3, 4, 6, 8, 9, 11, 12, 14, 16, 17, 19, 21, 22, 24, 25, 27, 29};
+    for (uint64_t n = 0; n < std::size(oeis); ++n) EXPECT_EQ(wythoff_a(n), oeis[n]);
+    std::mt19937_64 rng(5);
+    for (int i = 0; i < 20000; ++i) {
+        const uint64_t n = 1 + rng() % (uint64_t{1} << 48);
+        const UInt128 a = wythoff_a(n), five = 5 * static_cast<UInt128>(n) * n;
+        ASSERT_LT((2 * a - n) * (2 * a - n), five) << n;
+        ASSERT_GT((2 * a - n + 2) * (2 * a - n + 2), five) << n;
+    }
+}
+
+TEST(AnalysisPPositions, ZerosMatchAndDisagreementIsNamed) {
+    ScratchDir dir;
+    const std::string path = dir.file("t.h5");
+    write_table(path, 90, 300, 64);
+    const auto direct = testing::direct_mex_table(90, 300);
+    const uint64_t zeros = static_cast<uint64_t>(std::count(direct.begin(), direct.end(), 0u));
+    const PPositionReport good = check_ppositions(Hdf5TableReader(path));
+    EXPECT_TRUE(good.ok()) << good.first_disagreement.value_or("");
+    EXPECT_EQ(good.zeros, zeros);
+    EXPECT_EQ(good.expected, zeros);
+
+    corrupt_cell(path, 200, 70, 0);
+    const PPositionReport bad = check_ppositions(Hdf5TableReader(path));
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.first_disagreement->find("(200, 70) holds 0"), std::string::npos)
+        << *bad.first_disagreement;
+}
+
+TEST(AnalysisProperties, CorrectTableHasAll) {
+    ScratchDir dir;
+    const std::string path = dir.file("t.h5");
+    write_table(path, 150, 333, 32);
+    const PropertiesReport r = check_properties(Hdf5TableReader(path), 2);
+    for (const auto& c : r.checks)
+        EXPECT_FALSE(c.first_violation) << c.name << ": " << *c.first_violation;
+    EXPECT_EQ(r.checks.size(), 6u);
+}
+
+PropertyCheck find_check(const PropertiesReport& r, const std::string& name) {
+    for (const auto& c : r.checks)
+        if (c.name == name) return c;
+    ADD_FAILURE() << "no check " << name;
+    return {};
+}
+
+TEST(AnalysisProperties, CorruptedCellBreaksThem) {
+    ScratchDir dir;
+    const std::string path = dir.file("t.h5");
+    write_table(path, 300, 400, 64);
+    const uint32_t left = Hdf5TableReader(path).at(149, 97);
+    const uint32_t original = Hdf5TableReader(path).at(150, 97);
+    corrupt_cell(path, 150, 97, left);  // now twice in row 97; (97, 150) is unchanged
+    const PropertiesReport r = check_properties(Hdf5TableReader(path), 2);
+    EXPECT_FALSE(r.ok());
+    const auto sym = find_check(r, "symmetry");
+    ASSERT_TRUE(sym.first_violation);
+    EXPECT_EQ(*sym.first_violation, "(150, 97) holds " + std::to_string(left) +
+                                        " but (97, 150) holds " + std::to_string(original));
+    const auto rows = find_check(r, "distinct_rows");
+    ASSERT_TRUE(rows.first_violation);
+    EXPECT_NE(rows.first_violation->find("twice in row 97"), std::string::npos);
+
+    corrupt_cell(path, 10, 200, 5000);  // far above x + y
+    const auto bounds = find_check(check_properties(Hdf5TableReader(path), 1), "bounds");
+    ASSERT_TRUE(bounds.first_violation);
+    EXPECT_NE(bounds.first_violation->find("(10, 200) holds 5000"), std::string::npos);
+}
+
+// The reader's parallel chunk decoding against the direct-mex table, for each stored layout.
+TEST(AnalysisReader, FastReadsMatchTheTable) {
+    ScratchDir dir;
+    const auto direct = testing::direct_mex_table(70, 129);
+    for (const char* compression : {"deflate", "none", "deflate:1"}) {
+        const std::string path = dir.file(std::string("t-") + compression + ".h5");
+        write_table(path, 70, 129, 24, Compression::parse(compression));
+        const Hdf5TableReader table(path);
+        std::vector<uint32_t> all(70 * 129);
+        table.read(0, 0, 129, 70, all.data());
+        EXPECT_EQ(all, direct) << compression;
+        std::vector<uint32_t> part(50 * 41);
+        table.read(13, 7, 50, 41, part.data());
+        for (uint64_t j = 0; j < 41; ++j)
+            for (uint64_t i = 0; i < 50; ++i)
+                ASSERT_EQ(part[j * 50 + i], direct[(7 + j) * 129 + 13 + i]) << compression;
+    }
+}
+
+TEST(AnalysisBadFiles, EachIsOneClearError) {
+    ScratchDir dir;
+    const std::string good = dir.file("good.h5");
+    write_table(good, 64, 300, 32);
+    for (const auto& [path, needle] : testing::bad_files(dir, good)) {
+        try {
+            analyze_table(path, AnalysisOptions{});
+            ADD_FAILURE() << path << " was accepted";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
+                << path << ": " << e.what();
+        }
+    }
+    AnalysisOptions allow;
+    allow.allow_incomplete = true;
+    allow.store = false;
+    const AnalysisReport r = analyze_table(dir.file("incomplete.h5"), allow);
+    EXPECT_FALSE(r.complete);
+    EXPECT_TRUE(r.ok());
+}
+
+}  // namespace
+}  // namespace grundy
