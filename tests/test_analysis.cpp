@@ -11,6 +11,7 @@
 
 #include "analysis_fixtures.hpp"
 #include "grundy/analysis.hpp"
+#include "grundy/play.hpp"
 #include "grundy/error.hpp"
 #include "grundy/memory_table.hpp"
 #include "reference.hpp"
@@ -137,18 +138,18 @@ TEST(AnalysisVerify, HugeWrongValueAndSampling) {
 
 TEST(AnalysisPPositions, IsqrtIsExact) {
     for (uint64_t v = 0; v < 100000; ++v) {
-        const uint64_t r = isqrt(v);
+        const uint64_t r = isqrt128(v);
         ASSERT_LE(r * r, v);
         ASSERT_GT((r + 1) * (r + 1), v);
     }
     std::mt19937_64 rng(11);
     for (int i = 0; i < 20000; ++i) {
-        const UInt128 v = (static_cast<UInt128>(rng()) << 64 | rng()) >> (rng() % 64);
-        const UInt128 r = isqrt(v);
+        const uint128 v = (static_cast<uint128>(rng()) << 64 | rng()) >> (rng() % 64);
+        const uint128 r = isqrt128(v);
         ASSERT_LE(r * r, v);
         ASSERT_GT((r + 1) * (r + 1), v);
     }
-    EXPECT_EQ(isqrt(~static_cast<UInt128>(0)), ~uint64_t{0});
+    EXPECT_EQ(isqrt128(~static_cast<uint128>(0)), ~uint64_t{0});
 }
 
 // a_n = floor(n phi): OEIS A000201, and for large n the exact characterisation
@@ -159,7 +160,7 @@ TEST(AnalysisPPositions, LowerWythoffSequence) {
     std::mt19937_64 rng(5);
     for (int i = 0; i < 20000; ++i) {
         const uint64_t n = 1 + rng() % (uint64_t{1} << 48);
-        const UInt128 a = wythoff_a(n), five = 5 * static_cast<UInt128>(n) * n;
+        const uint128 a = wythoff_a(n), five = 5 * static_cast<uint128>(n) * n;
         ASSERT_LT((2 * a - n) * (2 * a - n), five) << n;
         ASSERT_GT((2 * a - n + 2) * (2 * a - n + 2), five) << n;
     }

@@ -49,13 +49,8 @@ VerifyReport verify_table(const Hdf5TableReader& table, int threads = 0);
 // `samples` random cells, each by a direct mex over all of its options read from the file.
 VerifyReport verify_sample(const Hdf5TableReader& table, uint64_t samples, uint64_t seed);
 
-// 128-bit unsigned (a GCC/Clang extension; __extension__ keeps -Wpedantic quiet).
-__extension__ typedef unsigned __int128 UInt128;
-
-// Exact integer square root: the largest r with r * r <= v.
-uint64_t isqrt(UInt128 v);
-// a_n = floor(n * phi) = (n + isqrt(5 n^2)) / 2; the P-positions are (a_n, a_n + n), mirrored.
-uint64_t wythoff_a(uint64_t n);
+// The P-positions are (a_n, a_n + n) and mirrored, with a_n = wythoff_a(n) from grundy/play.hpp
+// (exact integer arithmetic).
 
 struct PPositionReport {
     uint64_t zeros = 0;     // cells holding 0

@@ -1,29 +1,13 @@
 // The P-positions pass: the zeros of the table against (a_n, a_n + n) and (a_n + n, a_n), with
-// a_n = floor(n * phi) computed exactly as (n + isqrt(5 n^2)) / 2. Floating-point phi goes
+// a_n = floor(n * phi) computed exactly (grundy::wythoff_a, shared with the player). Floating-point phi goes
 // wrong for large n; 128-bit integers do not.
 #include <algorithm>
 #include <cmath>
 
 #include "analysis/bands.hpp"
+#include "grundy/play.hpp"
 
 namespace grundy {
-
-uint64_t isqrt(UInt128 v) {
-    // A long double estimate (64-bit mantissa: off by a few at most), clamped to 64 bits, then
-    // exact corrections in 128-bit arithmetic.
-    constexpr uint64_t kMax = ~uint64_t{0};
-    const long double root = std::sqrt(static_cast<long double>(v));
-    uint64_t r = root >= 18446744073709551615.0L ? kMax : static_cast<uint64_t>(root);
-    using U = UInt128;
-    while (r > 0 && U{r} * r > v) --r;
-    while (r < kMax && (U{r} + 1) * (U{r} + 1) <= v) ++r;
-    return r;
-}
-
-uint64_t wythoff_a(uint64_t n) {
-    const UInt128 n2 = static_cast<UInt128>(n) * n;
-    return static_cast<uint64_t>((n + static_cast<UInt128>(isqrt(5 * n2))) / 2);
-}
 
 namespace analysis {
 namespace {
