@@ -124,8 +124,13 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
             finish_tile(r, buffer);
             if (mirrored(j, i)) {
                 const uint64_t w = x1 - x0, h = y1 - y0;  // the mirror is h wide and w high
-                for (uint64_t y = 0; y < h; ++y)
-                    for (uint64_t x = 0; x < w; ++x) mirror[x * h + y] = buffer[y * w + x];
+                // Transposed in 16 x 16 blocks, so reads and writes both stay in few lines.
+                constexpr uint64_t kBlock = 16;
+                for (uint64_t yb = 0; yb < h; yb += kBlock)
+                    for (uint64_t xb = 0; xb < w; xb += kBlock)
+                        for (uint64_t y = yb; y < std::min(h, yb + kBlock); ++y)
+                            for (uint64_t x = xb; x < std::min(w, xb + kBlock); ++x)
+                                mirror[x * h + y] = buffer[y * w + x];
                 const auto m = region(j, i);
                 note_bytes(engine::fill_tile(state, m[0], m[1], m[2], m[3], mirror));
                 finish_tile(m, mirror);

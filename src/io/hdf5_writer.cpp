@@ -96,6 +96,9 @@ struct Hdf5Writer::Impl {
     std::mutex mutex;
     std::condition_variable not_empty, not_full;
     std::deque<Pending> queue;
+    // Chunk buffers go back to the workers once written: a fresh 128 KiB buffer per chunk
+    // would be an mmap, page faults and an munmap each time.
+    std::vector<std::vector<uint8_t>> spare;
     uint64_t queued_bytes = 0;
     bool closing = false;
     std::string write_error;  // first failure of the writer thread
@@ -126,6 +129,7 @@ struct Hdf5Writer::Impl {
                 write_error = "cannot write to " + options.path + " (disk full or file removed?)";
             else
                 written += p.chunk.bytes.size();
+            spare.push_back(std::move(p.chunk.bytes));
         }
     }
 
@@ -217,6 +221,13 @@ void Hdf5Writer::begin(const TableShape& shape) {
 void Hdf5Writer::consume(const TileView& tile) {
     Impl& m = *impl_;
     Impl::Pending p;
+    {
+        std::lock_guard<std::mutex> lock(m.mutex);
+        if (!m.spare.empty()) {
+            p.chunk.bytes = std::move(m.spare.back());
+            m.spare.pop_back();
+        }
+    }
     p.offset[0] = tile.y0;
     p.offset[1] = tile.x0;
     io::encode_chunk(tile, m.chunk_rows, m.chunk_cols, m.bytes_per_value, m.options.compression,
