@@ -1,0 +1,440 @@
+// Certified row periods: the cycle search over the strip's relative state (phase 1), the exact
+// per-row pass (phase 2), and the checkpoints that let either phase stop and resume anywhere.
+//
+// Phase 1 is Brent's cycle detection: the state after column s is saved at s = 2Y, then again
+// whenever the distance to it reaches the current window length (growing by 1/8 each time,
+// where Brent doubles it: any unbounded growth finds the cycle); every later column's live state is
+// compared with the saved one, word by word, highest rows first (a mismatch almost always shows in
+// the first word, so a column costs O(1) for it). A match is a full comparison, so it is a proof;
+// no hash is involved. It gives x0 = s and P = the least period of the state sequence. Saving
+// only from column 2Y on keeps every window of a compared state at values >= 0, where the
+// relative description is exact (strip.hpp).
+//
+// Phase 2 sweeps a fresh strip over columns 0..x0 + P, keeping for every row the last P values
+// of g - x + 2y in a ring and the last x where d(x + P) != d(x). No mismatch can lie beyond x0
+// (the certificate), so x + 1 for the last one is the row's exact preperiod for the period P; it
+// is also the preperiod for the row's minimal period p (a divisor of P): if d(x + p) != d(x) at
+// some x where d is already P-periodic, the mismatch would repeat every P columns for ever. The
+// ring finally holds one whole P-block from x0 + 1, on which the divisors of P are tried.
+#include "grundy/periods.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "engine/strip.hpp"
+#include "grundy/error.hpp"
+
+namespace grundy {
+namespace {
+
+using engine::Strip;
+using engine::StripSnapshot;
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+constexpr char kMagic[8] = {'G', 'R', 'U', 'N', 'D', 'Y', 'P', 'K'};
+constexpr uint32_t kVersion = 1;
+constexpr uint64_t kNone = ~uint64_t{0};
+constexpr uint64_t kMaxRows = 16384;  // block values g - x + 2y <= 3y fit 16 bits
+
+// Everything a run needs to continue: the phase, the live strip, and the phase's own data.
+struct Progress {
+    uint32_t phase = 1;
+    StripSnapshot strip;  // after column strip.column; empty words: no column swept yet
+    // phase 1
+    bool has_saved = false;
+    StripSnapshot saved;
+    uint64_t power = 1;
+    // phase 2
+    uint64_t x0 = 0, period = 0;
+    std::vector<uint64_t> last_mismatch;  // per row, kNone if none
+    std::vector<uint16_t> ring;           // [x mod P][y]
+};
+
+// --- checkpoint file -------------------------------------------------------------------------
+
+void put64(std::string& s, uint64_t v) {
+    s.append(reinterpret_cast<const char*>(&v), 8);
+}
+void put_words(std::string& s, const std::vector<uint64_t>& w) {
+    put64(s, w.size());
+    s.append(reinterpret_cast<const char*>(w.data()), w.size() * 8);
+}
+
+struct Reader {
+    const std::string& s;
+    size_t at = 0;
+    const std::string& path;
+    void need(size_t n) {
+        if (s.size() - at < n) throw Error("checkpoint " + path + " is truncated or malformed");
+    }
+    uint64_t u64() {
+        need(8);
+        uint64_t v;
+        std::memcpy(&v, s.data() + at, 8);
+        at += 8;
+        return v;
+    }
+    std::vector<uint64_t> words(uint64_t expected) {
+        const uint64_t n = u64();
+        if (n != expected) throw Error("checkpoint " + path + " has a state of the wrong size");
+        need(n * 8);
+        std::vector<uint64_t> w(n);
+        std::memcpy(w.data(), s.data() + at, n * 8);
+        at += n * 8;
+        return w;
+    }
+};
+
+std::string encode(const Progress& p, uint64_t rows) {
+    std::string body;
+    put64(body, p.phase);
+    put64(body, p.strip.words.empty() ? kNone : p.strip.column);
+    put_words(body, p.strip.words);
+    if (p.phase == 1) {
+        put64(body, p.has_saved ? p.saved.column : kNone);
+        put64(body, p.power);
+        put_words(body, p.has_saved ? p.saved.words : std::vector<uint64_t>{});
+    } else {
+        put64(body, p.x0);
+        put64(body, p.period);
+        put_words(body, p.last_mismatch);
+        put64(body, p.ring.size());
+        body.append(reinterpret_cast<const char*>(p.ring.data()), p.ring.size() * 2);
+    }
+    std::string file(kMagic, 8);
+    const uint32_t version = kVersion;
+    // crc32 over the body in pieces: uInt may be 32 bits and the ring can exceed 4 GiB.
+    uLong c = crc32(0, nullptr, 0);
+    for (size_t off = 0; off < body.size(); off += (1u << 30)) {
+        const size_t n = std::min<size_t>(body.size() - off, 1u << 30);
+        c = crc32(c, reinterpret_cast<const Bytef*>(body.data() + off), static_cast<uInt>(n));
+    }
+    const uint32_t checksum = static_cast<uint32_t>(c);
+    file.append(reinterpret_cast<const char*>(&version), 4);
+    file.append(reinterpret_cast<const char*>(&checksum), 4);
+    put64(file, rows);
+    put64(file, body.size());
+    return file + body;
+}
+
+void write_atomically(const std::string& path, const std::string& data) {
+    const std::string tmp = path + ".tmp";
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw Error("cannot write checkpoint " + tmp + ": " + std::strerror(errno));
+    size_t done = 0;
+    while (done < data.size()) {
+        const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+        if (n < 0 && errno == EINTR) continue;  // a stop signal may arrive while we save
+        if (n <= 0) {
+            const int err = errno;
+            ::close(fd);
+            throw Error("cannot write checkpoint " + tmp + ": " + std::strerror(err));
+        }
+        done += static_cast<size_t>(n);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0)
+        throw Error("cannot flush checkpoint " + tmp + ": " + std::strerror(errno));
+    if (std::rename(tmp.c_str(), path.c_str()) != 0)
+        throw Error("cannot rename " + tmp + " to " + path + ": " + std::strerror(errno));
+    // The rename itself must reach the disk too.
+    const std::string dir = fs::path(path).parent_path().empty()
+                                ? std::string(".")
+                                : fs::path(path).parent_path().string();
+    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        ::fsync(dfd);
+        ::close(dfd);
+    }
+}
+
+Progress load(const std::string& path, uint64_t rows, uint64_t state_words) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error("cannot read checkpoint " + path);
+    std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string bad = "checkpoint " + path + " ";
+    if (data.size() < 32 || std::memcmp(data.data(), kMagic, 8) != 0)
+        throw Error(bad + "is not a grundy periods checkpoint");
+    uint32_t version, checksum;
+    uint64_t file_rows, size;
+    std::memcpy(&version, data.data() + 8, 4);
+    std::memcpy(&checksum, data.data() + 12, 4);
+    std::memcpy(&file_rows, data.data() + 16, 8);
+    std::memcpy(&size, data.data() + 24, 8);
+    if (version != kVersion)
+        throw Error(bad + "has format version " + std::to_string(version) + ", this program " +
+                    "reads version " + std::to_string(kVersion));
+    if (file_rows != rows)
+        throw Error(bad + "is for --rows " + std::to_string(file_rows) + ", not " +
+                    std::to_string(rows));
+    if (data.size() - 32 != size) throw Error(bad + "is truncated (corrupt)");
+    const std::string body = data.substr(32);
+    uLong c = crc32(0, nullptr, 0);
+    for (size_t off = 0; off < body.size(); off += (1u << 30)) {
+        const size_t n = std::min<size_t>(body.size() - off, 1u << 30);
+        c = crc32(c, reinterpret_cast<const Bytef*>(body.data() + off), static_cast<uInt>(n));
+    }
+    if (static_cast<uint32_t>(c) != checksum) throw Error(bad + "is corrupt (checksum mismatch)");
+
+    Reader r{body, 0, path};
+    Progress p;
+    const uint64_t phase = r.u64();
+    if (phase != 1 && phase != 2) throw Error(bad + "is malformed (phase)");
+    p.phase = static_cast<uint32_t>(phase);
+    const uint64_t column = r.u64();
+    p.strip.rows = rows;
+    p.strip.words = r.words(column == kNone ? 0 : state_words);
+    p.strip.column = column;
+    if (p.phase == 1) {
+        const uint64_t saved_column = r.u64();
+        p.power = r.u64();
+        p.has_saved = saved_column != kNone;
+        p.saved.rows = rows;
+        p.saved.column = saved_column;
+        p.saved.words = r.words(p.has_saved ? state_words : 0);
+    } else {
+        p.x0 = r.u64();
+        p.period = r.u64();
+        p.last_mismatch = r.words(rows);
+        const uint64_t n = r.u64();
+        if (n != rows * p.period || p.period == 0) throw Error(bad + "is malformed (ring)");
+        r.need(n * 2);
+        p.ring.resize(n);
+        std::memcpy(p.ring.data(), body.data() + r.at, n * 2);
+    }
+    return p;
+}
+
+// --- the two phases ----------------------------------------------------------------------
+
+class Runner {
+  public:
+    explicit Runner(const PeriodsOptions& o) : o_(o), last_checkpoint_(Clock::now()) {}
+
+    // Called after every column: sleeps for tests, saves on time or on a stop signal (taking
+    // the strip's snapshot only then: it costs O(Y^2)). Returns true when the run must stop.
+    bool after_column(Progress& p, const Strip& strip, PeriodsResult& result) {
+        ++result.columns_swept;
+        if (o_.test_delay_us)
+            std::this_thread::sleep_for(std::chrono::microseconds(o_.test_delay_us));
+        const bool stop = o_.cancel && o_.cancel->load(std::memory_order_relaxed);
+        if (o_.checkpoint.empty()) {
+            if (stop) result.status = PeriodsResult::Status::Interrupted;
+            return stop;
+        }
+        // The clock is read every 64 columns only; a column costs at least a microsecond.
+        if (!stop && (result.columns_swept % 64 != 0 && !o_.test_delay_us)) return false;
+        const auto now = Clock::now();
+        if (stop ||
+            std::chrono::duration<double>(now - last_checkpoint_).count() >= o_.checkpoint_every) {
+            strip.snapshot(p.strip);
+            write_atomically(o_.checkpoint, encode(p, o_.rows));
+            ++result.checkpoints_written;
+            last_checkpoint_ = Clock::now();
+        }
+        if (stop) {
+            result.status = PeriodsResult::Status::Interrupted;
+            result.checkpoint_saved = true;
+        }
+        return stop;
+    }
+
+  private:
+    const PeriodsOptions& o_;
+    Clock::time_point last_checkpoint_;
+};
+
+void report(PeriodsProgress* pr, int phase, uint64_t column, uint64_t target, uint64_t saved,
+            const Strip& s) {
+    if (!pr) return;
+    pr->phase.store(phase, std::memory_order_relaxed);
+    pr->column.store(column, std::memory_order_relaxed);
+    pr->target.store(target, std::memory_order_relaxed);
+    pr->saved_column.store(saved, std::memory_order_relaxed);
+    pr->state_bits.store(s.state_bits(), std::memory_order_relaxed);
+    pr->window_bytes.store(s.window_bytes(), std::memory_order_relaxed);
+}
+
+// The least divisor q of P for which `block` (one whole period of a P-periodic sequence) is
+// q-periodic cyclically, hence q-periodic for ever.
+uint64_t minimal_period(const std::vector<uint16_t>& block) {
+    const uint64_t P = block.size();
+    for (uint64_t q = 1; q < P; ++q) {
+        if (P % q) continue;
+        bool ok = true;
+        for (uint64_t i = 0; i + q < P && ok; ++i) ok = block[i] == block[i + q];
+        if (ok) return q;
+    }
+    return P;
+}
+
+}  // namespace
+
+PeriodsResult certify_row_periods(const PeriodsOptions& o) {
+    const auto start_time = Clock::now();
+    const uint64_t Y = o.rows;
+    if (Y == 0 || Y > kMaxRows)
+        throw Error("--rows must be between 1 and " + std::to_string(kMaxRows) + ", got " +
+                    std::to_string(Y));
+    if (!(o.checkpoint_every >= 0)) throw Error("--checkpoint-every must be >= 0 seconds");
+    if (o.resume && o.checkpoint.empty()) throw Error("--resume needs --checkpoint FILE");
+
+    PeriodsResult result;
+    result.method =
+        "Brent cycle detection on the relative strip state (row windows [x+1-2y, x+y], "
+        "diagonal windows [x+2-2y, x+y-1]); candidates compared bit for bit in full, no hashing";
+    Strip strip(Y, o.kernel);
+    result.kernel = strip.kernel_name();
+    result.state_bits = strip.state_bits();
+    Progress p;
+    if (o.resume && fs::exists(o.checkpoint)) {
+        p = load(o.checkpoint, Y, strip.state_words());
+        result.resumed = true;
+    }
+    Runner runner(o);
+    std::vector<uint64_t> g(Y);
+    const uint64_t first_saved = 2 * Y;  // every window at values >= 0 from here on
+
+    if (p.phase == 1) {
+        if (!p.strip.words.empty()) strip.restore(p.strip);
+        bool found = false;
+        while (!found) {
+            if (o.max_cols && strip.columns_done() >= o.max_cols) {
+                result.status = PeriodsResult::Status::NotCertified;
+                result.seconds = std::chrono::duration<double>(Clock::now() - start_time).count();
+                return result;
+            }
+            const uint64_t x = strip.advance(g.data());
+            if (x == first_saved) {
+                strip.snapshot(p.saved);
+                p.has_saved = true;
+                p.power = 64;
+            } else if (x > first_saved) {
+                const uint64_t lambda = x - p.saved.column;
+                if (strip.matches(p.saved)) {
+                    // Belt and braces: the full snapshot must be identical too.
+                    StripSnapshot now;
+                    strip.snapshot(now);
+                    if (!engine::same_state(now, p.saved))
+                        throw Error("internal: live comparison and snapshot disagree");
+                    p.x0 = p.saved.column;
+                    p.period = lambda;
+                    found = true;
+                } else if (lambda == p.power) {
+                    // A longer window for the next saved state: 1/8 longer, not twice (Brent's
+                    // choice), so the saved column overshoots the state's preperiod by at most
+                    // about 1/8 once the window exceeds the period, and phase 2 is shorter.
+                    strip.snapshot(p.saved);
+                    p.power += std::max<uint64_t>(p.power / 8, 1);
+                }
+            }
+            report(o.progress, 1, x + 1, 0, p.has_saved ? p.saved.column : 0, strip);
+            if (!found && runner.after_column(p, strip, result)) break;
+            if (found) ++result.columns_swept;
+        }
+        if (result.status == PeriodsResult::Status::Interrupted) {
+            result.seconds = std::chrono::duration<double>(Clock::now() - start_time).count();
+            return result;
+        }
+        // Into phase 2 with a fresh strip.
+        p.phase = 2;
+        p.strip.words.clear();
+        p.saved.words.clear();
+        p.has_saved = false;
+        const double bytes = static_cast<double>(Y) * static_cast<double>(p.period) * 2.0;
+        if (bytes > 64.0 * (1ull << 30))
+            throw Error("the strip's period " + std::to_string(p.period) + " needs a ring of " +
+                        std::to_string(bytes / (1ull << 30)) +
+                        " GiB for the exact preperiods; too big");
+        p.ring.assign(Y * p.period, 0);
+        p.last_mismatch.assign(Y, kNone);
+    }
+
+    result.x0 = p.x0;
+    result.period = p.period;
+    const uint64_t P = p.period;
+    Strip pass(Y, o.kernel);
+    if (!p.strip.words.empty()) pass.restore(p.strip);
+    StripSnapshot at_x0;
+    const uint64_t last = p.x0 + P;
+    while (pass.columns_done() <= last) {
+        const uint64_t x = pass.advance(g.data());
+        uint16_t* slot = p.ring.data() + (x % P) * Y;
+        for (uint64_t y = 0; y < Y; ++y) {
+            const int64_t v =
+                static_cast<int64_t>(g[y]) - static_cast<int64_t>(x) + 2 * static_cast<int64_t>(y);
+            if (v < 0 || v > 3 * static_cast<int64_t>(y))
+                throw Error("internal: g(" + std::to_string(x) + ", " + std::to_string(y) +
+                            ") outside Landman's bounds");
+            const auto u = static_cast<uint16_t>(v);
+            if (x >= P && slot[y] != u) {
+                if (x - P > p.x0) throw Error("internal: the certificate failed in phase 2");
+                p.last_mismatch[y] = x - P;
+            }
+            slot[y] = u;
+        }
+        // An independent re-check of the certificate on this second sweep (a resumed phase 2
+        // that started past x0 skips it; phase 1 proved it already).
+        if (x == p.x0) pass.snapshot(at_x0);
+        if (x == last && !at_x0.words.empty() && !pass.matches(at_x0))
+            throw Error("internal: the certificate did not repeat in phase 2");
+        report(o.progress, 2, x + 1, last + 1, p.x0, pass);
+        if (x == last) break;
+        if (runner.after_column(p, pass, result)) {
+            result.seconds = std::chrono::duration<double>(Clock::now() - start_time).count();
+            return result;
+        }
+    }
+
+    result.rows.resize(Y);
+    for (uint64_t y = 0; y < Y; ++y) {
+        RowPeriod& r = result.rows[y];
+        r.row = y;
+        r.preperiod = p.last_mismatch[y] == kNone ? 0 : p.last_mismatch[y] + 1;
+        // The ring holds columns x0 + 1 .. x0 + P at x mod P; rotate it to start at x0 + 1.
+        std::vector<uint16_t> block(P);
+        for (uint64_t i = 0; i < P; ++i) block[i] = p.ring[((p.x0 + 1 + i) % P) * Y + y];
+        r.period = minimal_period(block);
+        r.block.resize(r.period);
+        for (uint64_t i = 0; i < r.period; ++i) {
+            uint64_t c = r.preperiod + i;  // columns from the preperiod on are r.period-periodic
+            if (c < p.x0 + 1) c += ((p.x0 + 1 - c + r.period - 1) / r.period) * r.period;
+            r.block[i] = block[c - (p.x0 + 1)];
+        }
+    }
+    result.status = PeriodsResult::Status::Certified;
+    result.seconds = std::chrono::duration<double>(Clock::now() - start_time).count();
+    return result;
+}
+
+void write_periods_csv(const std::string& path, const PeriodsResult& result,
+                       const std::vector<std::string>& comment) {
+    const std::string tmp = path + ".part";
+    {
+        std::ofstream out(tmp);
+        if (!out) throw Error("cannot write " + path);
+        for (const auto& c : comment) out << "# " << c << "\n";
+        out << "row,preperiod,period,certified,block\n";
+        for (const auto& r : result.rows) {
+            out << r.row << ',' << r.preperiod << ',' << r.period << ",1,";
+            for (size_t i = 0; i < r.block.size(); ++i) out << (i ? " " : "") << r.block[i];
+            out << '\n';
+        }
+        out.flush();
+        if (!out) throw Error("cannot write " + path + " (disk full?)");
+    }
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    if (ec) throw Error("cannot rename " + tmp + " to " + path + ": " + ec.message());
+}
+
+}  // namespace grundy
