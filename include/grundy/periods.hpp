@@ -45,6 +45,9 @@ struct PeriodsOptions {
     const std::atomic<bool>* cancel = nullptr;  // when set: checkpoint and return Interrupted
     PeriodsProgress* progress = nullptr;
     uint64_t test_delay_us = 0;  // sleep per column, so tests can kill mid-run
+    // Memory for the per-row ring of phase 1 (which spares the second pass when the strip's
+    // period divides its length); 0: no ring, always two passes.
+    uint64_t ring_budget_bytes = uint64_t{1} << 30;
 };
 
 struct PeriodsResult {
@@ -58,6 +61,8 @@ struct PeriodsResult {
     uint64_t checkpoints_written = 0;
     bool checkpoint_saved = false;  // Interrupted: whether a checkpoint holds the progress
     bool resumed = false;
+    bool second_pass = false;  // whether phase 2 was needed (P did not divide the ring)
+    uint64_t ring_len = 0;     // columns per row in the ring that gave the preperiods
     std::string kernel;
     double seconds = 0.0;
 };

@@ -42,22 +42,26 @@ using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
 constexpr char kMagic[8] = {'G', 'R', 'U', 'N', 'D', 'Y', 'P', 'K'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
 constexpr uint64_t kNone = ~uint64_t{0};
 constexpr uint64_t kMaxRows = 16384;  // block values g - x + 2y <= 3y fit 16 bits
 
 // Everything a run needs to continue: the phase, the live strip, and the phase's own data.
 struct Progress {
-    uint32_t phase = 1;
+    uint32_t phase = 1;   // 1: cycle search (and its tail), 2: second pass
     StripSnapshot strip;  // after column strip.column; empty words: no column swept yet
     // phase 1
     bool has_saved = false;
     StripSnapshot saved;
     uint64_t power = 1;
-    // phase 2
+    // the certificate, once found
+    bool found = false;
     uint64_t x0 = 0, period = 0;
-    std::vector<uint64_t> last_mismatch;  // per row, kNone if none
-    std::vector<uint16_t> ring;           // [x mod P][y]
+    // per-row ring of the last ring_len values of g - x + 2y, at [x mod ring_len][y], and the
+    // last x with d(x + ring_len) != d(x)
+    uint64_t ring_len = 0;
+    std::vector<uint64_t> last_mismatch;  // kNone if none
+    std::vector<uint16_t> ring;
 };
 
 // --- checkpoint file -------------------------------------------------------------------------
@@ -100,17 +104,16 @@ std::string encode(const Progress& p, uint64_t rows) {
     put64(body, p.phase);
     put64(body, p.strip.words.empty() ? kNone : p.strip.column);
     put_words(body, p.strip.words);
-    if (p.phase == 1) {
-        put64(body, p.has_saved ? p.saved.column : kNone);
-        put64(body, p.power);
-        put_words(body, p.has_saved ? p.saved.words : std::vector<uint64_t>{});
-    } else {
-        put64(body, p.x0);
-        put64(body, p.period);
-        put_words(body, p.last_mismatch);
-        put64(body, p.ring.size());
-        body.append(reinterpret_cast<const char*>(p.ring.data()), p.ring.size() * 2);
-    }
+    put64(body, p.has_saved ? p.saved.column : kNone);
+    put64(body, p.power);
+    put_words(body, p.has_saved ? p.saved.words : std::vector<uint64_t>{});
+    put64(body, p.found ? 1 : 0);
+    put64(body, p.x0);
+    put64(body, p.period);
+    put64(body, p.ring_len);
+    put_words(body, p.last_mismatch);
+    put64(body, p.ring.size());
+    body.append(reinterpret_cast<const char*>(p.ring.data()), p.ring.size() * 2);
     std::string file(kMagic, 8);
     const uint32_t version = kVersion;
     // crc32 over the body in pieces: uInt may be 32 bits and the ring can exceed 4 GiB.
@@ -194,23 +197,23 @@ Progress load(const std::string& path, uint64_t rows, uint64_t state_words) {
     p.strip.rows = rows;
     p.strip.words = r.words(column == kNone ? 0 : state_words);
     p.strip.column = column;
-    if (p.phase == 1) {
-        const uint64_t saved_column = r.u64();
-        p.power = r.u64();
-        p.has_saved = saved_column != kNone;
-        p.saved.rows = rows;
-        p.saved.column = saved_column;
-        p.saved.words = r.words(p.has_saved ? state_words : 0);
-    } else {
-        p.x0 = r.u64();
-        p.period = r.u64();
-        p.last_mismatch = r.words(rows);
-        const uint64_t n = r.u64();
-        if (n != rows * p.period || p.period == 0) throw Error(bad + "is malformed (ring)");
-        r.need(n * 2);
-        p.ring.resize(n);
-        std::memcpy(p.ring.data(), body.data() + r.at, n * 2);
-    }
+    const uint64_t saved_column = r.u64();
+    p.power = r.u64();
+    p.has_saved = saved_column != kNone;
+    p.saved.rows = rows;
+    p.saved.column = saved_column;
+    p.saved.words = r.words(p.has_saved ? state_words : 0);
+    p.found = r.u64() != 0;
+    p.x0 = r.u64();
+    p.period = r.u64();
+    p.ring_len = r.u64();
+    p.last_mismatch = r.words(p.ring_len ? rows : 0);
+    const uint64_t n = r.u64();
+    if (n != rows * p.ring_len || (p.found && p.period == 0) || (p.phase == 2 && !p.found))
+        throw Error(bad + "is malformed (ring)");
+    r.need(n * 2);
+    p.ring.resize(n);
+    std::memcpy(p.ring.data(), body.data() + r.at, n * 2);
     return p;
 }
 
@@ -277,10 +280,49 @@ uint64_t minimal_period(const std::vector<uint16_t>& block) {
     return P;
 }
 
+// Ring length for phase 1: periods observed so far are all 3 * 2^k and the strip's P has been
+// about 1.5 Y^2, so a ring of 3 * 2^k >= P columns, started at column 0, usually makes phase 2
+// unnecessary (any multiple L of P gives the same preperiods: pre(L) = pre(P)). Bounded by
+// 4 Y^2 (the extra columns after the certificate are L - P) and by the memory budget.
+uint64_t speculative_ring(uint64_t rows, uint64_t budget_bytes) {
+    const uint64_t cap = std::max<uint64_t>(4 * rows * rows, 48);
+    uint64_t L = 0;
+    for (uint64_t c = 3; c <= cap && c * rows * 2 <= budget_bytes; c *= 2) L = c;
+    return L;
+}
+
+// Appends column x's values to the ring and notes mismatches with the column ring_len before.
+void record(Progress& p, uint64_t x, const uint64_t* g, uint64_t rows) {
+    const uint64_t L = p.ring_len;
+    uint16_t* slot = p.ring.data() + (x % L) * rows;
+    for (uint64_t y = 0; y < rows; ++y) {
+        const int64_t v =
+            static_cast<int64_t>(g[y]) - static_cast<int64_t>(x) + 2 * static_cast<int64_t>(y);
+        if (v < 0 || v > 3 * static_cast<int64_t>(y))
+            throw Error("internal: g(" + std::to_string(x) + ", " + std::to_string(y) +
+                        ") outside Landman's bounds");
+        const auto u = static_cast<uint16_t>(v);
+        if (x >= L && slot[y] != u) {
+            if (p.found && x - L > p.x0) throw Error("internal: a row broke the certificate");
+            p.last_mismatch[y] = x - L;
+        }
+        slot[y] = u;
+    }
+}
+
+void start_ring(Progress& p, uint64_t rows, uint64_t L) {
+    p.ring_len = L;
+    p.ring.assign(0, 0);
+    p.ring.shrink_to_fit();
+    p.ring.assign(rows * L, 0);
+    p.last_mismatch.assign(rows, kNone);
+}
+
 }  // namespace
 
 PeriodsResult certify_row_periods(const PeriodsOptions& o) {
     const auto start_time = Clock::now();
+    auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start_time).count(); };
     const uint64_t Y = o.rows;
     if (Y == 0 || Y > kMaxRows)
         throw Error("--rows must be between 1 and " + std::to_string(kMaxRows) + ", got " +
@@ -299,6 +341,9 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
     if (o.resume && fs::exists(o.checkpoint)) {
         p = load(o.checkpoint, Y, strip.state_words());
         result.resumed = true;
+    } else {
+        const uint64_t L = speculative_ring(Y, o.ring_budget_bytes);
+        if (L) start_ring(p, Y, L);
     }
     Runner runner(o);
     std::vector<uint64_t> g(Y);
@@ -306,19 +351,19 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
 
     if (p.phase == 1) {
         if (!p.strip.words.empty()) strip.restore(p.strip);
-        bool found = false;
-        while (!found) {
-            if (o.max_cols && strip.columns_done() >= o.max_cols) {
+        for (;;) {
+            if (!p.found && o.max_cols && strip.columns_done() >= o.max_cols) {
                 result.status = PeriodsResult::Status::NotCertified;
-                result.seconds = std::chrono::duration<double>(Clock::now() - start_time).count();
+                result.seconds = elapsed();
                 return result;
             }
             const uint64_t x = strip.advance(g.data());
-            if (x == first_saved) {
+            if (p.ring_len) record(p, x, g.data(), Y);
+            if (!p.found && x == first_saved) {
                 strip.snapshot(p.saved);
                 p.has_saved = true;
                 p.power = 64;
-            } else if (x > first_saved) {
+            } else if (!p.found && x > first_saved) {
                 const uint64_t lambda = x - p.saved.column;
                 if (strip.matches(p.saved)) {
                     // Belt and braces: the full snapshot must be identical too.
@@ -326,83 +371,78 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
                     strip.snapshot(now);
                     if (!engine::same_state(now, p.saved))
                         throw Error("internal: live comparison and snapshot disagree");
+                    p.found = true;
                     p.x0 = p.saved.column;
                     p.period = lambda;
-                    found = true;
+                    p.has_saved = false;
+                    p.saved.words.clear();
+                    // Without a ring that P divides, phase 2 must compute the preperiods.
+                    if (p.ring_len == 0 || p.ring_len % p.period != 0) break;
                 } else if (lambda == p.power) {
                     // A longer window for the next saved state: 1/8 longer, not twice (Brent's
                     // choice), so the saved column overshoots the state's preperiod by at most
-                    // about 1/8 once the window exceeds the period, and phase 2 is shorter.
+                    // about 1/8 once the window exceeds the period.
                     strip.snapshot(p.saved);
                     p.power += std::max<uint64_t>(p.power / 8, 1);
                 }
             }
-            report(o.progress, 1, x + 1, 0, p.has_saved ? p.saved.column : 0, strip);
-            if (!found && runner.after_column(p, strip, result)) break;
-            if (found) ++result.columns_swept;
+            // With a ring of L = k P: mismatches d(x + L) != d(x) are all seen for x <= x0 once
+            // column x0 + L is swept, and the ring then holds columns x0 + 1 .. x0 + L.
+            if (p.found && x >= p.x0 + p.ring_len) break;
+            report(o.progress, 1, x + 1, p.found ? p.x0 + p.ring_len + 1 : 0,
+                   p.has_saved ? p.saved.column : p.x0, strip);
+            if (runner.after_column(p, strip, result)) {
+                result.seconds = elapsed();
+                return result;
+            }
         }
-        if (result.status == PeriodsResult::Status::Interrupted) {
-            result.seconds = std::chrono::duration<double>(Clock::now() - start_time).count();
-            return result;
+        if (p.ring_len == 0 || p.ring_len % p.period != 0) {
+            // Phase 2: a second sweep from column 0 with a ring of exactly P.
+            p.phase = 2;
+            p.strip.words.clear();
+            const double bytes = static_cast<double>(Y) * static_cast<double>(p.period) * 2.0;
+            if (bytes > 32.0 * (1ull << 30))
+                throw Error("the strip's period " + std::to_string(p.period) + " needs a ring of " +
+                            std::to_string(bytes / (1ull << 30)) +
+                            " GiB for the exact preperiods; more than 32 GiB");
+            start_ring(p, Y, p.period);
         }
-        // Into phase 2 with a fresh strip.
-        p.phase = 2;
-        p.strip.words.clear();
-        p.saved.words.clear();
-        p.has_saved = false;
-        const double bytes = static_cast<double>(Y) * static_cast<double>(p.period) * 2.0;
-        if (bytes > 64.0 * (1ull << 30))
-            throw Error("the strip's period " + std::to_string(p.period) + " needs a ring of " +
-                        std::to_string(bytes / (1ull << 30)) +
-                        " GiB for the exact preperiods; too big");
-        p.ring.assign(Y * p.period, 0);
-        p.last_mismatch.assign(Y, kNone);
     }
 
     result.x0 = p.x0;
     result.period = p.period;
     const uint64_t P = p.period;
-    Strip pass(Y, o.kernel);
-    if (!p.strip.words.empty()) pass.restore(p.strip);
-    StripSnapshot at_x0;
-    const uint64_t last = p.x0 + P;
-    while (pass.columns_done() <= last) {
-        const uint64_t x = pass.advance(g.data());
-        uint16_t* slot = p.ring.data() + (x % P) * Y;
-        for (uint64_t y = 0; y < Y; ++y) {
-            const int64_t v =
-                static_cast<int64_t>(g[y]) - static_cast<int64_t>(x) + 2 * static_cast<int64_t>(y);
-            if (v < 0 || v > 3 * static_cast<int64_t>(y))
-                throw Error("internal: g(" + std::to_string(x) + ", " + std::to_string(y) +
-                            ") outside Landman's bounds");
-            const auto u = static_cast<uint16_t>(v);
-            if (x >= P && slot[y] != u) {
-                if (x - P > p.x0) throw Error("internal: the certificate failed in phase 2");
-                p.last_mismatch[y] = x - P;
+    if (p.phase == 2) {
+        Strip pass(Y, o.kernel);
+        if (!p.strip.words.empty()) pass.restore(p.strip);
+        StripSnapshot at_x0;
+        const uint64_t last = p.x0 + P;
+        while (pass.columns_done() <= last) {
+            const uint64_t x = pass.advance(g.data());
+            record(p, x, g.data(), Y);
+            // An independent re-check of the certificate on this second sweep (a resumed
+            // phase 2 that started past x0 skips it; phase 1 proved it already).
+            if (x == p.x0) pass.snapshot(at_x0);
+            if (x == last && !at_x0.words.empty() && !pass.matches(at_x0))
+                throw Error("internal: the certificate did not repeat in phase 2");
+            report(o.progress, 2, x + 1, last + 1, p.x0, pass);
+            if (x == last) break;
+            if (runner.after_column(p, pass, result)) {
+                result.seconds = elapsed();
+                return result;
             }
-            slot[y] = u;
-        }
-        // An independent re-check of the certificate on this second sweep (a resumed phase 2
-        // that started past x0 skips it; phase 1 proved it already).
-        if (x == p.x0) pass.snapshot(at_x0);
-        if (x == last && !at_x0.words.empty() && !pass.matches(at_x0))
-            throw Error("internal: the certificate did not repeat in phase 2");
-        report(o.progress, 2, x + 1, last + 1, p.x0, pass);
-        if (x == last) break;
-        if (runner.after_column(p, pass, result)) {
-            result.seconds = std::chrono::duration<double>(Clock::now() - start_time).count();
-            return result;
         }
     }
 
+    const uint64_t L = p.ring_len;
     result.rows.resize(Y);
     for (uint64_t y = 0; y < Y; ++y) {
         RowPeriod& r = result.rows[y];
         r.row = y;
         r.preperiod = p.last_mismatch[y] == kNone ? 0 : p.last_mismatch[y] + 1;
-        // The ring holds columns x0 + 1 .. x0 + P at x mod P; rotate it to start at x0 + 1.
+        // The ring holds columns x0 + 1 .. x0 + P (and more) at x mod L.
         std::vector<uint16_t> block(P);
-        for (uint64_t i = 0; i < P; ++i) block[i] = p.ring[((p.x0 + 1 + i) % P) * Y + y];
+        for (uint64_t i = 0; i < P; ++i) block[i] = p.ring[((p.x0 + 1 + i) % L) * Y + y];
         r.period = minimal_period(block);
         r.block.resize(r.period);
         for (uint64_t i = 0; i < r.period; ++i) {
@@ -411,8 +451,10 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
             r.block[i] = block[c - (p.x0 + 1)];
         }
     }
+    result.second_pass = p.phase == 2;
+    result.ring_len = L;
     result.status = PeriodsResult::Status::Certified;
-    result.seconds = std::chrono::duration<double>(Clock::now() - start_time).count();
+    result.seconds = elapsed();
     return result;
 }
 

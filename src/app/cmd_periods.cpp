@@ -24,27 +24,32 @@ constexpr int kExitNotCertified = 3;
 constexpr int kExitCheckpointed = 75;
 
 void describe(po::options_description& o, std::vector<std::string>&) {
-    o.add_options()("rows", po::value<std::string>()->required(),
-                    "rows Y: certify rows y = 0..Y-1")(
-        "threads,t", po::value<std::string>(),
-        "accepted for job files; the strip is swept by one thread (columns are sequential)")(
-        "csv", po::value<std::string>(),
-        "CSV file: row,preperiod,period,certified,block (default: the CSV on stdout)")(
-        "output,o", po::value<std::string>(), "HDF5 file with /analysis/row_periods")(
-        "force", po::bool_switch(), "overwrite an existing HDF5 output file")(
-        "checkpoint", po::value<std::string>(), "checkpoint file, written atomically")(
-        "checkpoint-every", po::value<std::string>()->default_value("300"),
-        "seconds between checkpoints (a decimal number)")(
-        "resume", po::bool_switch(),
-        "continue from --checkpoint if it exists (else start from column 0)")(
-        "max-cols", po::value<std::string>(),
-        "give up (exit status 3) if the state has not repeated within this many columns")(
-        "kernel", po::value<std::string>()->default_value("auto"),
-        "mex kernel: auto | portable | avx2 | avx512")(
-        "progress", po::bool_switch(), "show progress on stderr even when it is not a terminal")(
-        "quiet,q", po::bool_switch(), "no progress and no summary")(
-        "test-delay-us", po::value<std::string>(),
-        "testing aid: sleep this many microseconds after every column");
+    // clang-format off
+    o.add_options()
+        ("rows", po::value<std::string>()->required(), "rows Y: certify rows y = 0..Y-1")
+        ("threads,t", po::value<std::string>(),
+         "accepted for job files; the strip is swept by one thread (columns are sequential)")
+        ("csv", po::value<std::string>(),
+         "CSV file: row,preperiod,period,certified,block (default: the CSV on stdout)")
+        ("output,o", po::value<std::string>(), "HDF5 file with /analysis/row_periods")
+        ("force", po::bool_switch(), "overwrite an existing HDF5 output file")
+        ("checkpoint", po::value<std::string>(), "checkpoint file, written atomically")
+        ("checkpoint-every", po::value<std::string>()->default_value("300"),
+         "seconds between checkpoints (a decimal number)")
+        ("resume", po::bool_switch(),
+         "continue from --checkpoint if it exists (else start from column 0)")
+        ("max-cols", po::value<std::string>(),
+         "give up (exit status 3) if the state has not repeated within this many columns")
+        ("ring-memory", po::value<std::string>()->default_value("2^30"),
+         "bytes for phase 1's ring of recent values (spares the second pass when the strip's "
+         "period divides its length); 0: always two passes")
+        ("kernel", po::value<std::string>()->default_value("auto"),
+         "mex kernel: auto | portable | avx2 | avx512")
+        ("progress", po::bool_switch(), "show progress on stderr even when it is not a terminal")
+        ("quiet,q", po::bool_switch(), "no progress and no summary")
+        ("test-delay-us", po::value<std::string>(),
+         "testing aid: sleep this many microseconds after every column");
+    // clang-format on
 }
 
 MexKernel parse_kernel(const std::string& s) {
@@ -101,7 +106,7 @@ class Printer {
             if (p_.phase.load() == 1)
                 std::snprintf(line, sizeof line,
                               "phase 1/2 cycle search: column %s, comparing with column %s, "
-                              "state %sB (windows %sB), %.0f s",
+                              "state %s (windows %s), %.0f s",
                               human(static_cast<double>(col)).c_str(),
                               human(static_cast<double>(p_.saved_column.load())).c_str(),
                               human_bytes(state).c_str(), human_bytes(windows).c_str(), t);
@@ -135,6 +140,7 @@ int run(const po::variables_map& v) {
     o.checkpoint_every = parse_seconds(v["checkpoint-every"].as<std::string>());
     o.resume = v["resume"].as<bool>();
     if (o.resume && o.checkpoint.empty()) throw Error("--resume needs --checkpoint FILE");
+    o.ring_budget_bytes = count_option(v, "ring-memory", 0, uint64_t{1} << 40);
     if (v.count("test-delay-us")) o.test_delay_us = count_option(v, "test-delay-us", 0, 1000000);
     const bool quiet = v["quiet"].as<bool>();
     const bool force = v["force"].as<bool>();
@@ -187,13 +193,14 @@ int run(const po::variables_map& v) {
             stderr,
             "certified rows 0..%llu: state after column %llu repeats after P = %llu "
             "columns (%llu state bits, compared in full); max preperiod %llu, max "
-            "period %llu; %llu columns swept in %.3f s%s, %s kernel\n",
+            "period %llu; %llu columns swept in %.3f s%s, %s kernel, %s\n",
             static_cast<unsigned long long>(o.rows - 1), static_cast<unsigned long long>(r.x0),
             static_cast<unsigned long long>(r.period),
             static_cast<unsigned long long>(r.state_bits), static_cast<unsigned long long>(max_pre),
             static_cast<unsigned long long>(max_per),
             static_cast<unsigned long long>(r.columns_swept), r.seconds,
-            r.resumed ? " (this part, resumed)" : "", r.kernel.c_str());
+            r.resumed ? " (this part, resumed)" : "", r.kernel.c_str(),
+            r.second_pass ? "second pass needed" : "preperiods from the first pass");
     }
     return 0;
 }
