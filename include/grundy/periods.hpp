@@ -72,9 +72,9 @@ PeriodsResult certify_row_periods(const PeriodsOptions& options);
 
 // The row-periods CSV (DESIGN.md) with `certified` and the blocks:
 // row,preperiod,period,certified,block with block space-separated. `comment` lines, if any, come
-// first, each prefixed with "# ".
+// first, each prefixed with "# ". Without `blocks` the block column is left empty.
 void write_periods_csv(const std::string& path, const PeriodsResult& result,
-                       const std::vector<std::string>& comment);
+                       const std::vector<std::string>& comment, bool blocks = true);
 
 // /analysis/row_periods in a new HDF5 file (see periods_h5.cpp for the layout).
 void write_periods_hdf5(const std::string& path, const PeriodsResult& result, bool force);

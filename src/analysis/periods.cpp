@@ -459,7 +459,7 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
 }
 
 void write_periods_csv(const std::string& path, const PeriodsResult& result,
-                       const std::vector<std::string>& comment) {
+                       const std::vector<std::string>& comment, bool blocks) {
     const std::string tmp = path + ".part";
     {
         std::ofstream out(tmp);
@@ -468,7 +468,8 @@ void write_periods_csv(const std::string& path, const PeriodsResult& result,
         out << "row,preperiod,period,certified,block\n";
         for (const auto& r : result.rows) {
             out << r.row << ',' << r.preperiod << ',' << r.period << ",1,";
-            for (size_t i = 0; i < r.block.size(); ++i) out << (i ? " " : "") << r.block[i];
+            for (size_t i = 0; blocks && i < r.block.size(); ++i)
+                out << (i ? " " : "") << r.block[i];
             out << '\n';
         }
         out.flush();

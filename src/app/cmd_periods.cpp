@@ -31,6 +31,9 @@ void describe(po::options_description& o, std::vector<std::string>&) {
          "accepted for job files; the strip is swept by one thread (columns are sequential)")
         ("csv", po::value<std::string>(),
          "CSV file: row,preperiod,period,certified,block (default: the CSV on stdout)")
+        ("no-blocks", po::bool_switch(),
+         "leave the CSV's block column empty (blocks of long periods are large; the HDF5 "
+         "output keeps them)")
         ("output,o", po::value<std::string>(), "HDF5 file with /analysis/row_periods")
         ("force", po::bool_switch(), "overwrite an existing HDF5 output file")
         ("checkpoint", po::value<std::string>(), "checkpoint file, written atomically")
@@ -172,13 +175,14 @@ int run(const po::variables_map& v) {
         std::cerr << "not certified within " << o.max_cols << " columns" << std::endl;
         return kExitNotCertified;
     }
-    if (v.count("csv")) write_periods_csv(v["csv"].as<std::string>(), r, {});
+    const bool blocks = !v["no-blocks"].as<bool>();
+    if (v.count("csv")) write_periods_csv(v["csv"].as<std::string>(), r, {}, blocks);
     if (!output.empty()) write_periods_hdf5(output, r, force);
     if (!v.count("csv")) {
         std::cout << "row,preperiod,period,certified,block\n";
         for (const auto& row : r.rows) {
             std::cout << row.row << ',' << row.preperiod << ',' << row.period << ",1,";
-            for (size_t i = 0; i < row.block.size(); ++i)
+            for (size_t i = 0; blocks && i < row.block.size(); ++i)
                 std::cout << (i ? " " : "") << row.block[i];
             std::cout << '\n';
         }
