@@ -323,6 +323,7 @@ TEST(PeriodsCli, BadInputAndMaxCols) {
     EXPECT_EQ(run_cli({"periods", "--rows", "5", "--checkpoint-every", "-1"}, log), 2);
     EXPECT_EQ(run_cli({"periods", "--rows", "5", "--max-cols", "0"}, log), 2);
     EXPECT_EQ(run_cli({"periods", "--rows", "5", "--kernel", "sse9"}, log), 2);
+    EXPECT_EQ(run_cli({"periods", "--rows", "5", "--csv", tmp / "nowhere/p.csv"}, log), 2);
     fs::remove(log);
     EXPECT_EQ(run_cli({"periods", "--rows", "40", "--max-cols", "1000", "-q"}, log), 3);
     EXPECT_NE(slurp(log).find("not certified within 1000 columns"), std::string::npos);

@@ -25,9 +25,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <new>
 #include <thread>
 
 #include "engine/strip.hpp"
@@ -46,6 +49,31 @@ constexpr uint32_t kVersion = 2;
 constexpr uint64_t kNone = ~uint64_t{0};
 constexpr uint64_t kMaxRows = 16384;  // block values g - x + 2y <= 3y fit 16 bits
 
+// The ring's storage: calloc, so the zero pages cost nothing until the sweep reaches them (a
+// vector would write gigabytes of zeros up front).
+class Ring {
+  public:
+    void assign(uint64_t n) {
+        data_.reset();
+        size_ = 0;
+        if (n == 0) return;
+        data_.reset(static_cast<uint16_t*>(std::calloc(n, sizeof(uint16_t))));
+        if (!data_) throw std::bad_alloc();
+        size_ = n;
+    }
+    uint16_t* data() { return data_.get(); }
+    const uint16_t* data() const { return data_.get(); }
+    uint64_t size() const { return size_; }
+    uint16_t operator[](uint64_t i) const { return data_.get()[i]; }
+
+  private:
+    struct Free {
+        void operator()(uint16_t* q) const { std::free(q); }
+    };
+    std::unique_ptr<uint16_t, Free> data_;
+    uint64_t size_ = 0;
+};
+
 // Everything a run needs to continue: the phase, the live strip, and the phase's own data.
 struct Progress {
     uint32_t phase = 1;   // 1: cycle search (and its tail), 2: second pass
@@ -61,7 +89,7 @@ struct Progress {
     // last x with d(x + ring_len) != d(x)
     uint64_t ring_len = 0;
     std::vector<uint64_t> last_mismatch;  // kNone if none
-    std::vector<uint16_t> ring;
+    Ring ring;
 };
 
 // --- checkpoint file -------------------------------------------------------------------------
@@ -99,7 +127,18 @@ struct Reader {
     }
 };
 
-std::string encode(const Progress& p, uint64_t rows) {
+uLong crc_of(uLong c, const char* data, uint64_t n) {
+    // In pieces: uInt may be 32 bits and the ring can exceed 4 GiB.
+    for (uint64_t off = 0; off < n; off += (1u << 30)) {
+        const uint64_t k = std::min<uint64_t>(n - off, 1u << 30);
+        c = crc32(c, reinterpret_cast<const Bytef*>(data + off), static_cast<uInt>(k));
+    }
+    return c;
+}
+
+// File layout: "GRUNDYPK", u32 version, u32 crc32 of the body, u64 rows, u64 body size; the body
+// is the fields below, the ring last (written from its own buffer, never copied).
+std::string encode_head(const Progress& p) {
     std::string body;
     put64(body, p.phase);
     put64(body, p.strip.words.empty() ? kNone : p.strip.column);
@@ -113,38 +152,42 @@ std::string encode(const Progress& p, uint64_t rows) {
     put64(body, p.ring_len);
     put_words(body, p.last_mismatch);
     put64(body, p.ring.size());
-    body.append(reinterpret_cast<const char*>(p.ring.data()), p.ring.size() * 2);
-    std::string file(kMagic, 8);
-    const uint32_t version = kVersion;
-    // crc32 over the body in pieces: uInt may be 32 bits and the ring can exceed 4 GiB.
-    uLong c = crc32(0, nullptr, 0);
-    for (size_t off = 0; off < body.size(); off += (1u << 30)) {
-        const size_t n = std::min<size_t>(body.size() - off, 1u << 30);
-        c = crc32(c, reinterpret_cast<const Bytef*>(body.data() + off), static_cast<uInt>(n));
-    }
-    const uint32_t checksum = static_cast<uint32_t>(c);
-    file.append(reinterpret_cast<const char*>(&version), 4);
-    file.append(reinterpret_cast<const char*>(&checksum), 4);
-    put64(file, rows);
-    put64(file, body.size());
-    return file + body;
+    return body;
 }
 
-void write_atomically(const std::string& path, const std::string& data) {
-    const std::string tmp = path + ".tmp";
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) throw Error("cannot write checkpoint " + tmp + ": " + std::strerror(errno));
-    size_t done = 0;
-    while (done < data.size()) {
-        const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-        if (n < 0 && errno == EINTR) continue;  // a stop signal may arrive while we save
-        if (n <= 0) {
+void write_all(int fd, const char* data, uint64_t n, const std::string& tmp) {
+    uint64_t done = 0;
+    while (done < n) {
+        const ssize_t k = ::write(fd, data + done, std::min<uint64_t>(n - done, 1u << 30));
+        if (k < 0 && errno == EINTR) continue;  // a stop signal may arrive while we save
+        if (k <= 0) {
             const int err = errno;
             ::close(fd);
             throw Error("cannot write checkpoint " + tmp + ": " + std::strerror(err));
         }
-        done += static_cast<size_t>(n);
+        done += static_cast<uint64_t>(k);
     }
+}
+
+void write_checkpoint(const std::string& path, const Progress& p, uint64_t rows) {
+    const std::string body = encode_head(p);
+    const char* ring = reinterpret_cast<const char*>(p.ring.data());
+    const uint64_t ring_bytes = p.ring.size() * 2;
+    const uint32_t checksum = static_cast<uint32_t>(
+        crc_of(crc_of(crc32(0, nullptr, 0), body.data(), body.size()), ring, ring_bytes));
+    std::string header(kMagic, 8);
+    const uint32_t version = kVersion;
+    header.append(reinterpret_cast<const char*>(&version), 4);
+    header.append(reinterpret_cast<const char*>(&checksum), 4);
+    put64(header, rows);
+    put64(header, body.size() + ring_bytes);
+
+    const std::string tmp = path + ".tmp";
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw Error("cannot write checkpoint " + tmp + ": " + std::strerror(errno));
+    write_all(fd, header.data(), header.size(), tmp);
+    write_all(fd, body.data(), body.size(), tmp);
+    if (ring_bytes) write_all(fd, ring, ring_bytes, tmp);
     if (::fsync(fd) != 0 || ::close(fd) != 0)
         throw Error("cannot flush checkpoint " + tmp + ": " + std::strerror(errno));
     if (std::rename(tmp.c_str(), path.c_str()) != 0)
@@ -163,35 +206,34 @@ void write_atomically(const std::string& path, const std::string& data) {
 Progress load(const std::string& path, uint64_t rows, uint64_t state_words) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error("cannot read checkpoint " + path);
-    std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const std::string bad = "checkpoint " + path + " ";
-    if (data.size() < 32 || std::memcmp(data.data(), kMagic, 8) != 0)
+    char header[32];
+    if (!in.read(header, 32) || std::memcmp(header, kMagic, 8) != 0)
         throw Error(bad + "is not a grundy periods checkpoint");
     uint32_t version, checksum;
     uint64_t file_rows, size;
-    std::memcpy(&version, data.data() + 8, 4);
-    std::memcpy(&checksum, data.data() + 12, 4);
-    std::memcpy(&file_rows, data.data() + 16, 8);
-    std::memcpy(&size, data.data() + 24, 8);
+    std::memcpy(&version, header + 8, 4);
+    std::memcpy(&checksum, header + 12, 4);
+    std::memcpy(&file_rows, header + 16, 8);
+    std::memcpy(&size, header + 24, 8);
     if (version != kVersion)
         throw Error(bad + "has format version " + std::to_string(version) + ", this program " +
                     "reads version " + std::to_string(kVersion));
     if (file_rows != rows)
         throw Error(bad + "is for --rows " + std::to_string(file_rows) + ", not " +
                     std::to_string(rows));
-    if (data.size() - 32 != size) throw Error(bad + "is truncated (corrupt)");
-    const std::string body = data.substr(32);
-    uLong c = crc32(0, nullptr, 0);
-    for (size_t off = 0; off < body.size(); off += (1u << 30)) {
-        const size_t n = std::min<size_t>(body.size() - off, 1u << 30);
-        c = crc32(c, reinterpret_cast<const Bytef*>(body.data() + off), static_cast<uInt>(n));
-    }
-    if (static_cast<uint32_t>(c) != checksum) throw Error(bad + "is corrupt (checksum mismatch)");
-
-    Reader r{body, 0, path};
+    std::error_code ec;
+    const uint64_t file_size = fs::file_size(path, ec);
+    if (ec || file_size != size + 32) throw Error(bad + "is truncated (corrupt)");
+    // Everything but the ring is small: read it, parse it, then read the ring into its buffer.
+    const uint64_t head_max = std::min<uint64_t>(size, 64 + 16 * (state_words + rows + 8));
+    std::string head(head_max, '\0');
+    if (!in.read(head.data(), static_cast<std::streamsize>(head_max)))
+        throw Error(bad + "is truncated (corrupt)");
+    Reader r{head, 0, path};
     Progress p;
     const uint64_t phase = r.u64();
-    if (phase != 1 && phase != 2) throw Error(bad + "is malformed (phase)");
+    if (phase != 1 && phase != 2) throw Error(bad + "is corrupt (phase)");
     p.phase = static_cast<uint32_t>(phase);
     const uint64_t column = r.u64();
     p.strip.rows = rows;
@@ -209,11 +251,19 @@ Progress load(const std::string& path, uint64_t rows, uint64_t state_words) {
     p.ring_len = r.u64();
     p.last_mismatch = r.words(p.ring_len ? rows : 0);
     const uint64_t n = r.u64();
-    if (n != rows * p.ring_len || (p.found && p.period == 0) || (p.phase == 2 && !p.found))
-        throw Error(bad + "is malformed (ring)");
-    r.need(n * 2);
-    p.ring.resize(n);
-    std::memcpy(p.ring.data(), body.data() + r.at, n * 2);
+    if (n != rows * p.ring_len || (p.found && p.period == 0) || (p.phase == 2 && !p.found) ||
+        r.at + n * 2 != size)
+        throw Error(bad + "is corrupt (sizes)");
+    uLong c = crc_of(crc32(0, nullptr, 0), head.data(), r.at);
+    p.ring.assign(n);
+    // The ring starts inside `head`; the rest follows in the stream.
+    char* ring = reinterpret_cast<char*>(p.ring.data());
+    const uint64_t in_head = head_max - r.at;
+    std::memcpy(ring, head.data() + r.at, std::min<uint64_t>(in_head, n * 2));
+    if (n * 2 > in_head && !in.read(ring + in_head, static_cast<std::streamsize>(n * 2 - in_head)))
+        throw Error(bad + "is truncated (corrupt)");
+    c = crc_of(c, ring, n * 2);
+    if (static_cast<uint32_t>(c) != checksum) throw Error(bad + "is corrupt (checksum mismatch)");
     return p;
 }
 
@@ -240,7 +290,7 @@ class Runner {
         if (stop ||
             std::chrono::duration<double>(now - last_checkpoint_).count() >= o_.checkpoint_every) {
             strip.snapshot(p.strip);
-            write_atomically(o_.checkpoint, encode(p, o_.rows));
+            write_checkpoint(o_.checkpoint, p, o_.rows);
             ++result.checkpoints_written;
             last_checkpoint_ = Clock::now();
         }
@@ -312,9 +362,8 @@ void record(Progress& p, uint64_t x, const uint64_t* g, uint64_t rows) {
 
 void start_ring(Progress& p, uint64_t rows, uint64_t L) {
     p.ring_len = L;
-    p.ring.assign(0, 0);
-    p.ring.shrink_to_fit();
-    p.ring.assign(rows * L, 0);
+    p.ring.assign(0);
+    p.ring.assign(rows * L);
     p.last_mismatch.assign(rows, kNone);
 }
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <mutex>
 #include <thread>
@@ -106,7 +107,9 @@ class Printer {
             const double state = static_cast<double>(p_.state_bits.load()) / 8;
             const double windows = static_cast<double>(p_.window_bytes.load());
             char line[200];
-            if (p_.phase.load() == 1)
+            if (p_.phase.load() == 0)
+                std::snprintf(line, sizeof line, "starting (allocating, reading the checkpoint)");
+            else if (p_.phase.load() == 1)
                 std::snprintf(line, sizeof line,
                               "phase 1/2 cycle search: column %s, comparing with column %s, "
                               "state %s (windows %s), %.0f s",
@@ -156,6 +159,17 @@ int run(const po::variables_map& v) {
         }
     }
 
+    // Refuse unwritable destinations now, not after hours of sweeping.
+    for (const char* name : {"csv", "output", "checkpoint"}) {
+        if (!v.count(name)) continue;
+        const std::filesystem::path path(v[name].as<std::string>());
+        const auto dir =
+            path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+        std::error_code ec;
+        if (!std::filesystem::is_directory(dir, ec))
+            throw Error(std::string("--") + name + ": directory " + dir.string() +
+                        " does not exist");
+    }
     o.cancel = &install_stop_handlers();
     PeriodsProgress progress;
     o.progress = &progress;
