@@ -1,9 +1,11 @@
 // The certified row periods in HDF5: /analysis/row_periods, a group with one entry per row in
 // the datasets row, preperiod, period, certified (uint64/uint8), the blocks of g - x + 2y
-// concatenated in block_values (uint32) with block_offsets (uint64, rows + 1 entries: row i's
-// block is block_values[block_offsets[i]:block_offsets[i + 1]]), and the certificate as the
-// group's attributes x0, P, comparison_method, kernel, elapsed_seconds. Root attributes as for
-// `compute` where they apply (game, software, created, rows) and complete = 1, written last.
+// concatenated in block_values (uint16, chunked, shuffle + deflate) with block_offsets (uint64,
+// rows + 1 entries: row i's block is block_values[block_offsets[i]:block_offsets[i + 1]]), and the
+// certificate as the group's attributes x0, P, comparison_method, kernel, elapsed_seconds. Root
+// attributes as for `compute` where they apply (game, software, created, rows) and complete = 1,
+// written last.
+#include <algorithm>
 #include <ctime>
 #include <filesystem>
 
@@ -18,15 +20,25 @@ namespace {
 
 using io::H5Handle;
 
+// A 1-D dataset of `v`, stored as `file_type`; long ones chunked with shuffle + deflate (the
+// blocks of a few hundred rows run to hundreds of millions of small values).
 template <typename T>
-void write_vector(hid_t group, const char* name, hid_t type, const std::vector<T>& v,
-                  const std::string& path) {
+void write_vector(hid_t group, const char* name, hid_t mem_type, hid_t file_type,
+                  const std::vector<T>& v, const std::string& path) {
     const hsize_t dims[1] = {v.size()};
     H5Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose);
-    H5Handle ds(H5Dcreate2(group, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                H5Dclose);
+    H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    if (v.size() > 4096) {
+        const hsize_t chunk[1] = {std::min<hsize_t>(v.size(), hsize_t{1} << 20)};
+        H5Pset_chunk(dcpl.get(), 1, chunk);
+        H5Pset_shuffle(dcpl.get());
+        H5Pset_deflate(dcpl.get(), 4);
+    }
+    H5Handle ds(
+        H5Dcreate2(group, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+        H5Dclose);
     if (!ds.valid()) throw Error(std::string("cannot create dataset ") + name + " in " + path);
-    if (!v.empty() && H5Dwrite(ds.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
+    if (!v.empty() && H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
         throw Error(std::string("cannot write dataset ") + name + " in " + path);
 }
 
@@ -75,12 +87,13 @@ void write_periods_hdf5(const std::string& path, const PeriodsResult& result, bo
             offsets.push_back(values.size());
         }
         const hid_t g = group.get();
-        write_vector(g, "row", H5T_NATIVE_UINT64, row, path);
-        write_vector(g, "preperiod", H5T_NATIVE_UINT64, pre, path);
-        write_vector(g, "period", H5T_NATIVE_UINT64, per, path);
-        write_vector(g, "certified", H5T_NATIVE_UINT8, certified, path);
-        write_vector(g, "block_values", H5T_NATIVE_UINT32, values, path);
-        write_vector(g, "block_offsets", H5T_NATIVE_UINT64, offsets, path);
+        write_vector(g, "row", H5T_NATIVE_UINT64, H5T_STD_U64LE, row, path);
+        write_vector(g, "preperiod", H5T_NATIVE_UINT64, H5T_STD_U64LE, pre, path);
+        write_vector(g, "period", H5T_NATIVE_UINT64, H5T_STD_U64LE, per, path);
+        write_vector(g, "certified", H5T_NATIVE_UINT8, H5T_STD_U8LE, certified, path);
+        // Values g - x + 2y <= 3y < 2^16 (rows are limited to 16384).
+        write_vector(g, "block_values", H5T_NATIVE_UINT32, H5T_STD_U16LE, values, path);
+        write_vector(g, "block_offsets", H5T_NATIVE_UINT64, H5T_STD_U64LE, offsets, path);
         io::write_attribute(g, "x0", uint64_t{result.x0});
         io::write_attribute(g, "P", uint64_t{result.period});
         io::write_attribute(g, "comparison_method", result.method);
