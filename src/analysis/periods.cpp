@@ -10,12 +10,15 @@
 // only from column 2Y on keeps every window of a compared state at values >= 0, where the
 // relative description is exact (strip.hpp).
 //
-// Phase 2 sweeps a fresh strip over columns 0..x0 + P, keeping for every row the last P values
-// of g - x + 2y in a ring and the last x where d(x + P) != d(x). No mismatch can lie beyond x0
-// (the certificate), so x + 1 for the last one is the row's exact preperiod for the period P; it
-// is also the preperiod for the row's minimal period p (a divisor of P): if d(x + p) != d(x) at
-// some x where d is already P-periodic, the mismatch would repeat every P columns for ever. The
-// ring finally holds one whole P-block from x0 + 1, on which the divisors of P are tried.
+// The exact preperiods need, for every row, the last x where d(x + L) != d(x) for an eventual
+// period L of the row: no mismatch can lie beyond x0 (the certificate), so x + 1 for the last
+// one is the row's exact preperiod, and it is the same for every eventual period (if
+// d(x + p) != d(x) at some x where d is already L-periodic, with p | L, the mismatch would
+// repeat every L columns for ever), in particular for the row's minimal period p, a divisor of
+// P. Phase 1 keeps a ring of the last L = 3 * 2^k values per row from column 0 on; when P
+// divides L, sweeping on to column x0 + L settles everything in one pass. Otherwise phase 2
+// sweeps a fresh strip over columns 0..x0 + P with a ring of exactly P. Either way the ring ends
+// holding a whole P-block from x0 + 1, on which the divisors of P are tried.
 #include "grundy/periods.hpp"
 
 #include <fcntl.h>
