@@ -47,9 +47,9 @@ TEST(Periods, FirstRowsAndSeedBlocks) {
     const std::vector<uint64_t> periods = {1, 3, 3, 6, 12};  // OEIS A004482-A004485
     for (uint64_t y = 0; y < 5; ++y) EXPECT_EQ(r.rows[y].period, periods[y]) << "row " << y;
     // Seed 001: blocks of g - x + 2y; row 3 repeats from x = 8.
-    EXPECT_EQ(r.rows[1].block, (std::vector<uint32_t>{3, 3, 0}));
-    EXPECT_EQ(r.rows[2].block, (std::vector<uint32_t>{6, 3, 3}));
-    EXPECT_EQ(r.rows[3].block, (std::vector<uint32_t>{8, 9, 4, 2, 9, 4}));
+    EXPECT_EQ(r.rows[1].block, (std::vector<uint16_t>{3, 3, 0}));
+    EXPECT_EQ(r.rows[2].block, (std::vector<uint16_t>{6, 3, 3}));
+    EXPECT_EQ(r.rows[3].block, (std::vector<uint16_t>{8, 9, 4, 2, 9, 4}));
     EXPECT_EQ(r.rows[0].preperiod, 0u);
     EXPECT_EQ(r.rows[1].preperiod, 0u);
     EXPECT_EQ(r.rows[2].preperiod, 0u);

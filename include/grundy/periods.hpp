@@ -22,7 +22,7 @@ struct RowPeriod {
     uint64_t row = 0;
     uint64_t preperiod = 0;
     uint64_t period = 0;
-    std::vector<uint32_t> block;
+    std::vector<uint16_t> block;  // empty unless PeriodsOptions::keep_blocks
 };
 
 // What a running certification is doing, for a progress printer on another thread.
@@ -48,6 +48,8 @@ struct PeriodsOptions {
     // Memory for the per-row ring of phase 1 (which spares the second pass when the strip's
     // period divides its length); 0: no ring, always two passes.
     uint64_t ring_budget_bytes = uint64_t{1} << 30;
+    // Whether to keep the blocks (sum of the periods, 2 bytes each: a GB or more for 1024 rows).
+    bool keep_blocks = true;
 };
 
 struct PeriodsResult {

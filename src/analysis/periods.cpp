@@ -496,6 +496,7 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
         std::vector<uint16_t> block(P);
         for (uint64_t i = 0; i < P; ++i) block[i] = p.ring[((p.x0 + 1 + i) % L) * Y + y];
         r.period = minimal_period(block);
+        if (!o.keep_blocks) continue;
         r.block.resize(r.period);
         for (uint64_t i = 0; i < r.period; ++i) {
             uint64_t c = r.preperiod + i;  // columns from the preperiod on are r.period-periodic

@@ -170,6 +170,8 @@ int run(const po::variables_map& v) {
             throw Error(std::string("--") + name + ": directory " + dir.string() +
                         " does not exist");
     }
+    // Blocks take 2 bytes per period column and row: keep them only where they are written.
+    o.keep_blocks = !v["no-blocks"].as<bool>() || !output.empty();
     o.cancel = &install_stop_handlers();
     PeriodsProgress progress;
     o.progress = &progress;

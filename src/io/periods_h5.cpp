@@ -77,7 +77,7 @@ void write_periods_hdf5(const std::string& path, const PeriodsResult& result, bo
         if (!group.valid()) throw Error("cannot create /analysis/row_periods in " + path);
         std::vector<uint64_t> row, pre, per, offsets{0};
         std::vector<uint8_t> certified;
-        std::vector<uint32_t> values;
+        std::vector<uint16_t> values;
         for (const auto& r : result.rows) {
             row.push_back(r.row);
             pre.push_back(r.preperiod);
@@ -92,7 +92,7 @@ void write_periods_hdf5(const std::string& path, const PeriodsResult& result, bo
         write_vector(g, "period", H5T_NATIVE_UINT64, H5T_STD_U64LE, per, path);
         write_vector(g, "certified", H5T_NATIVE_UINT8, H5T_STD_U8LE, certified, path);
         // Values g - x + 2y <= 3y < 2^16 (rows are limited to 16384).
-        write_vector(g, "block_values", H5T_NATIVE_UINT32, H5T_STD_U16LE, values, path);
+        write_vector(g, "block_values", H5T_NATIVE_UINT16, H5T_STD_U16LE, values, path);
         write_vector(g, "block_offsets", H5T_NATIVE_UINT64, H5T_STD_U64LE, offsets, path);
         io::write_attribute(g, "x0", uint64_t{result.x0});
         io::write_attribute(g, "P", uint64_t{result.period});
