@@ -102,7 +102,7 @@ void put64(std::string& s, uint64_t v) {
 }
 void put_words(std::string& s, const std::vector<uint64_t>& w) {
     put64(s, w.size());
-    s.append(reinterpret_cast<const char*>(w.data()), w.size() * 8);
+    if (!w.empty()) s.append(reinterpret_cast<const char*>(w.data()), w.size() * 8);
 }
 
 struct Reader {
@@ -124,7 +124,7 @@ struct Reader {
         if (n != expected) throw Error("checkpoint " + path + " has a state of the wrong size");
         need(n * 8);
         std::vector<uint64_t> w(n);
-        std::memcpy(w.data(), s.data() + at, n * 8);
+        if (n) std::memcpy(w.data(), s.data() + at, n * 8);  // data() may be null when n = 0
         at += n * 8;
         return w;
     }
@@ -262,7 +262,7 @@ Progress load(const std::string& path, uint64_t rows, uint64_t state_words) {
     // The ring starts inside `head`; the rest follows in the stream.
     char* ring = reinterpret_cast<char*>(p.ring.data());
     const uint64_t in_head = head_max - r.at;
-    std::memcpy(ring, head.data() + r.at, std::min<uint64_t>(in_head, n * 2));
+    if (n) std::memcpy(ring, head.data() + r.at, std::min<uint64_t>(in_head, n * 2));
     if (n * 2 > in_head && !in.read(ring + in_head, static_cast<std::streamsize>(n * 2 - in_head)))
         throw Error(bad + "is truncated (corrupt)");
     c = crc_of(c, ring, n * 2);
