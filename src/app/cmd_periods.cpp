@@ -230,9 +230,10 @@ const CommandRegistrar registrar(
      "--rows Y [--csv F.csv] [--output F.h5] [--checkpoint F [--resume]] [options]",
      "Sweeps the strip of rows 0..Y-1 column by column, keeping only windows of its sets, until\n"
      "its state relative to the column repeats: state(x0) == state(x0 + P), compared bit for bit,\n"
-     "proves g(x + P, y) = g(x, y) + P for all x > x0 (Landman's finite-state argument). A second\n"
-     "pass gives each row's exact minimal period and preperiod (of d(x) = g(x, y) - x) and the\n"
-     "block of g - x + 2y over one period from the preperiod.\n"
+     "proves g(x + P, y) = g(x, y) + P for all x > x0 (Landman's finite-state argument). A ring\n"
+     "of recent values kept during the sweep (or, if P does not divide its length, a second pass)\n"
+     "gives each row's exact minimal period and preperiod (of d(x) = g(x, y) - x) and the block\n"
+     "of g - x + 2y over one period from the preperiod. Memory does not grow with the length.\n"
      "Exit status: 0 certified; 2 bad input or a corrupt/mismatched checkpoint; 3 not certified\n"
      "within --max-cols; 75 stopped by SIGTERM/SIGINT with a checkpoint saved (rerun with\n"
      "--resume). --resume without an existing checkpoint file starts from column 0.",
