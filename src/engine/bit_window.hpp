@@ -60,6 +60,15 @@ struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows 
         return bytes;
     }
 
+    // Empties the set for reuse with a new floor, keeping its storage (a strip reuses the
+    // windows of its column and diagonals). Returns the change in bytes allocated.
+    int64_t reset(uint64_t floor) {
+        std::memset(words, 0, capacity * 8);
+        base = floor / 64;
+        low = floor;
+        return rebuild_summary();
+    }
+
     // Makes the words up to `last_word` addressable. Returns the change in bytes allocated.
     int64_t reserve_through(uint64_t last_word) {
         if (last_word < base + capacity) return 0;

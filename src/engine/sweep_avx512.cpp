@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include "engine/sweep.hpp"
+#include "engine/strip_windows.hpp"
 #include "engine/tile_fill.hpp"
 
 namespace grundy::engine {
@@ -36,6 +37,7 @@ inline uint64_t mex_scan_avx512(const BitWindow& a, const BitWindow& b, const Bi
 
 #define MEX_SCAN mex_scan_avx512
 #include "engine/tile_sweep.hpp"
+#include "engine/strip_sweep.hpp"
 #undef MEX_SCAN
 
 }  // namespace
@@ -43,6 +45,11 @@ inline uint64_t mex_scan_avx512(const BitWindow& a, const BitWindow& b, const Bi
 int64_t sweep_tile_avx512(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
                           uint32_t* out) {
     return sweep_tile_body(s, x0, x1, y0, y1, out);
+}
+
+// The strip column sweep (grundy periods) with the same kernel.
+void sweep_strip_column_avx512(StripWindows& s, uint64_t x, uint64_t* g) {
+    sweep_strip_column_body(s, x, g);
 }
 #pragma GCC pop_options
 

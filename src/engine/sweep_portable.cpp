@@ -2,6 +2,7 @@
 // two-level scan over the windows' summaries of full words.
 #include "engine/mex_kernel.hpp"
 #include "engine/sweep.hpp"
+#include "engine/strip_windows.hpp"
 #include "engine/tile_fill.hpp"
 
 namespace grundy::engine {
@@ -9,6 +10,7 @@ namespace flat {
 namespace {
 #define MEX_SCAN mex_scan_portable
 #include "engine/tile_sweep.hpp"
+#include "engine/strip_sweep.hpp"
 #undef MEX_SCAN
 }  // namespace
 }  // namespace flat
@@ -17,6 +19,7 @@ namespace summary {
 namespace {
 #define MEX_SCAN mex_scan_summary
 #include "engine/tile_sweep.hpp"
+#include "engine/strip_sweep.hpp"
 #undef MEX_SCAN
 }  // namespace
 }  // namespace summary
@@ -29,6 +32,15 @@ int64_t sweep_tile_portable(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0
 int64_t sweep_tile_summary(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
                            uint32_t* out) {
     return summary::sweep_tile_body(s, x0, x1, y0, y1, out);
+}
+
+// The strip column sweeps (grundy periods) with the same kernels.
+void sweep_strip_column_portable(StripWindows& s, uint64_t x, uint64_t* g) {
+    flat::sweep_strip_column_body(s, x, g);
+}
+
+void sweep_strip_column_summary(StripWindows& s, uint64_t x, uint64_t* g) {
+    summary::sweep_strip_column_body(s, x, g);
 }
 
 }  // namespace grundy::engine

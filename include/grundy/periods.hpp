@@ -1,0 +1,84 @@
+// Certified row periods of Wythoff's table: rows 0..Y-1 swept as a strip, column by column, in
+// O(Y^2) bits, until the strip's relative state repeats (Landman's finite-state argument,
+// DESIGN.md). The repetition state(x0) == state(x0 + P), confirmed by comparing the two states
+// in full, proves g(x + P, y) = g(x, y) + P for every x > x0 and y < Y; a second deterministic
+// pass from column 0 then gives each row's exact minimal period and exact preperiod.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "grundy/engine.hpp"
+
+namespace grundy {
+
+// Row y's result. The preperiod and period follow the criterion of periodicity.hpp applied to
+// d(x) = g(x, y) - x, but exactly and for ever: the least p with d(x + p) = d(x) for all large
+// x, and the least x0 from which that holds. `block` is g(x, y) - x + 2y for x = preperiod ..
+// preperiod + period - 1 (values 0..3y).
+struct RowPeriod {
+    uint64_t row = 0;
+    uint64_t preperiod = 0;
+    uint64_t period = 0;
+    std::vector<uint16_t> block;  // empty unless PeriodsOptions::keep_blocks
+};
+
+// What a running certification is doing, for a progress printer on another thread.
+struct PeriodsProgress {
+    std::atomic<int> phase{0};              // 1: cycle search, 2: preperiod pass
+    std::atomic<uint64_t> column{0};        // columns swept in this phase
+    std::atomic<uint64_t> target{0};        // columns this phase needs (0: unknown)
+    std::atomic<uint64_t> saved_column{0};  // phase 1: the column whose state is compared
+    std::atomic<uint64_t> state_bits{0};    // bits of one relative state
+    std::atomic<uint64_t> window_bytes{0};  // storage of the live windows
+};
+
+struct PeriodsOptions {
+    uint64_t rows = 0;      // Y: rows 0..Y-1
+    uint64_t max_cols = 0;  // give up after this many columns of search; 0: never
+    MexKernel kernel = MexKernel::Auto;
+    std::string checkpoint;                     // file for checkpoints; empty: none
+    double checkpoint_every = 300.0;            // seconds between checkpoints
+    bool resume = false;                        // continue from `checkpoint` if it exists
+    const std::atomic<bool>* cancel = nullptr;  // when set: checkpoint and return Interrupted
+    PeriodsProgress* progress = nullptr;
+    uint64_t test_delay_us = 0;  // sleep per column, so tests can kill mid-run
+    // Memory for the per-row ring of phase 1 (which spares the second pass when the strip's
+    // period divides its length); 0: no ring, always two passes.
+    uint64_t ring_budget_bytes = uint64_t{1} << 30;
+    // Whether to keep the blocks (sum of the periods, 2 bytes each: a GB or more for 1024 rows).
+    bool keep_blocks = true;
+};
+
+struct PeriodsResult {
+    enum class Status { Certified, NotCertified, Interrupted } status = Status::Certified;
+    uint64_t x0 = 0;      // state after column x0 ...
+    uint64_t period = 0;  // ... equals the state after column x0 + period (least such period)
+    std::string method;   // how the states were compared
+    std::vector<RowPeriod> rows;
+    uint64_t columns_swept = 0;  // both phases, this process only
+    uint64_t state_bits = 0;
+    uint64_t checkpoints_written = 0;
+    bool checkpoint_saved = false;  // Interrupted: whether a checkpoint holds the progress
+    bool resumed = false;
+    bool second_pass = false;  // whether phase 2 was needed (P did not divide the ring)
+    uint64_t ring_len = 0;     // columns per row in the ring that gave the preperiods
+    std::string kernel;
+    double seconds = 0.0;
+};
+
+// Throws grundy::Error for bad options and for a corrupt or mismatched checkpoint.
+PeriodsResult certify_row_periods(const PeriodsOptions& options);
+
+// The row-periods CSV (DESIGN.md) with `certified` and the blocks:
+// row,preperiod,period,certified,block with block space-separated. `comment` lines, if any, come
+// first, each prefixed with "# ". Without `blocks` the block column is left empty.
+void write_periods_csv(const std::string& path, const PeriodsResult& result,
+                       const std::vector<std::string>& comment, bool blocks = true);
+
+// /analysis/row_periods in a new HDF5 file (see periods_h5.cpp for the layout).
+void write_periods_hdf5(const std::string& path, const PeriodsResult& result, bool force);
+
+}  // namespace grundy

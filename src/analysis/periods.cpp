@@ -1,0 +1,536 @@
+// Certified row periods: the cycle search over the strip's relative state (phase 1), the exact
+// per-row pass (phase 2), and the checkpoints that let either phase stop and resume anywhere.
+//
+// Phase 1 is Brent's cycle detection: the state after column s is saved at s = 2Y, then again
+// whenever the distance to it reaches the current window length (growing by 1/8 each time,
+// where Brent doubles it: any unbounded growth finds the cycle); every later column's live state is
+// compared with the saved one, word by word, highest rows first (a mismatch almost always shows in
+// the first word, so a column costs O(1) for it). A match is a full comparison, so it is a proof;
+// no hash is involved. It gives x0 = s and P = the least period of the state sequence. Saving
+// only from column 2Y on keeps every window of a compared state at values >= 0, where the
+// relative description is exact (strip.hpp).
+//
+// The exact preperiods need, for every row, the last x where d(x + L) != d(x) for an eventual
+// period L of the row: no mismatch can lie beyond x0 (the certificate), so x + 1 for the last
+// one is the row's exact preperiod, and it is the same for every eventual period (if
+// d(x + p) != d(x) at some x where d is already L-periodic, with p | L, the mismatch would
+// repeat every L columns for ever), in particular for the row's minimal period p, a divisor of
+// P. Phase 1 keeps a ring of the last L = 3 * 2^k values per row from column 0 on; when P
+// divides L, sweeping on to column x0 + L settles everything in one pass. Otherwise phase 2
+// sweeps a fresh strip over columns 0..x0 + P with a ring of exactly P. Either way the ring ends
+// holding a whole P-block from x0 + 1, on which the divisors of P are tried.
+#include "grundy/periods.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <new>
+#include <thread>
+
+#include "engine/strip.hpp"
+#include "grundy/error.hpp"
+
+namespace grundy {
+namespace {
+
+using engine::Strip;
+using engine::StripSnapshot;
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+constexpr char kMagic[8] = {'G', 'R', 'U', 'N', 'D', 'Y', 'P', 'K'};
+constexpr uint32_t kVersion = 2;
+constexpr uint64_t kNone = ~uint64_t{0};
+constexpr uint64_t kMaxRows = 16384;  // block values g - x + 2y <= 3y fit 16 bits
+
+// The ring's storage: calloc, so the zero pages cost nothing until the sweep reaches them (a
+// vector would write gigabytes of zeros up front).
+class Ring {
+  public:
+    void assign(uint64_t n) {
+        data_.reset();
+        size_ = 0;
+        if (n == 0) return;
+        data_.reset(static_cast<uint16_t*>(std::calloc(n, sizeof(uint16_t))));
+        if (!data_) throw std::bad_alloc();
+        size_ = n;
+    }
+    uint16_t* data() { return data_.get(); }
+    const uint16_t* data() const { return data_.get(); }
+    uint64_t size() const { return size_; }
+    uint16_t operator[](uint64_t i) const { return data_.get()[i]; }
+
+  private:
+    struct Free {
+        void operator()(uint16_t* q) const { std::free(q); }
+    };
+    std::unique_ptr<uint16_t, Free> data_;
+    uint64_t size_ = 0;
+};
+
+// Everything a run needs to continue: the phase, the live strip, and the phase's own data.
+struct Progress {
+    uint32_t phase = 1;   // 1: cycle search (and its tail), 2: second pass
+    StripSnapshot strip;  // after column strip.column; empty words: no column swept yet
+    // phase 1
+    bool has_saved = false;
+    StripSnapshot saved;
+    uint64_t power = 1;
+    // the certificate, once found
+    bool found = false;
+    uint64_t x0 = 0, period = 0;
+    // per-row ring of the last ring_len values of g - x + 2y, at [x mod ring_len][y], and the
+    // last x with d(x + ring_len) != d(x)
+    uint64_t ring_len = 0;
+    std::vector<uint64_t> last_mismatch;  // kNone if none
+    Ring ring;
+};
+
+// --- checkpoint file -------------------------------------------------------------------------
+
+void put64(std::string& s, uint64_t v) {
+    s.append(reinterpret_cast<const char*>(&v), 8);
+}
+void put_words(std::string& s, const std::vector<uint64_t>& w) {
+    put64(s, w.size());
+    if (!w.empty()) s.append(reinterpret_cast<const char*>(w.data()), w.size() * 8);
+}
+
+struct Reader {
+    const std::string& s;
+    size_t at = 0;
+    const std::string& path;
+    void need(size_t n) {
+        if (s.size() - at < n) throw Error("checkpoint " + path + " is truncated or malformed");
+    }
+    uint64_t u64() {
+        need(8);
+        uint64_t v;
+        std::memcpy(&v, s.data() + at, 8);
+        at += 8;
+        return v;
+    }
+    std::vector<uint64_t> words(uint64_t expected) {
+        const uint64_t n = u64();
+        if (n != expected) throw Error("checkpoint " + path + " has a state of the wrong size");
+        need(n * 8);
+        std::vector<uint64_t> w(n);
+        if (n) std::memcpy(w.data(), s.data() + at, n * 8);  // data() may be null when n = 0
+        at += n * 8;
+        return w;
+    }
+};
+
+uLong crc_of(uLong c, const char* data, uint64_t n) {
+    // In pieces: uInt may be 32 bits and the ring can exceed 4 GiB.
+    for (uint64_t off = 0; off < n; off += (1u << 30)) {
+        const uint64_t k = std::min<uint64_t>(n - off, 1u << 30);
+        c = crc32(c, reinterpret_cast<const Bytef*>(data + off), static_cast<uInt>(k));
+    }
+    return c;
+}
+
+// File layout: "GRUNDYPK", u32 version, u32 crc32 of the body, u64 rows, u64 body size; the body
+// is the fields below, the ring last (written from its own buffer, never copied).
+std::string encode_head(const Progress& p) {
+    std::string body;
+    put64(body, p.phase);
+    put64(body, p.strip.words.empty() ? kNone : p.strip.column);
+    put_words(body, p.strip.words);
+    put64(body, p.has_saved ? p.saved.column : kNone);
+    put64(body, p.power);
+    put_words(body, p.has_saved ? p.saved.words : std::vector<uint64_t>{});
+    put64(body, p.found ? 1 : 0);
+    put64(body, p.x0);
+    put64(body, p.period);
+    put64(body, p.ring_len);
+    put_words(body, p.last_mismatch);
+    put64(body, p.ring.size());
+    return body;
+}
+
+void write_all(int fd, const char* data, uint64_t n, const std::string& tmp) {
+    uint64_t done = 0;
+    while (done < n) {
+        const ssize_t k = ::write(fd, data + done, std::min<uint64_t>(n - done, 1u << 30));
+        if (k < 0 && errno == EINTR) continue;  // a stop signal may arrive while we save
+        if (k <= 0) {
+            const int err = errno;
+            ::close(fd);
+            throw Error("cannot write checkpoint " + tmp + ": " + std::strerror(err));
+        }
+        done += static_cast<uint64_t>(k);
+    }
+}
+
+void write_checkpoint(const std::string& path, const Progress& p, uint64_t rows) {
+    const std::string body = encode_head(p);
+    const char* ring = reinterpret_cast<const char*>(p.ring.data());
+    const uint64_t ring_bytes = p.ring.size() * 2;
+    const uint32_t checksum = static_cast<uint32_t>(
+        crc_of(crc_of(crc32(0, nullptr, 0), body.data(), body.size()), ring, ring_bytes));
+    std::string header(kMagic, 8);
+    const uint32_t version = kVersion;
+    header.append(reinterpret_cast<const char*>(&version), 4);
+    header.append(reinterpret_cast<const char*>(&checksum), 4);
+    put64(header, rows);
+    put64(header, body.size() + ring_bytes);
+
+    const std::string tmp = path + ".tmp";
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw Error("cannot write checkpoint " + tmp + ": " + std::strerror(errno));
+    write_all(fd, header.data(), header.size(), tmp);
+    write_all(fd, body.data(), body.size(), tmp);
+    if (ring_bytes) write_all(fd, ring, ring_bytes, tmp);
+    if (::fsync(fd) != 0 || ::close(fd) != 0)
+        throw Error("cannot flush checkpoint " + tmp + ": " + std::strerror(errno));
+    if (std::rename(tmp.c_str(), path.c_str()) != 0)
+        throw Error("cannot rename " + tmp + " to " + path + ": " + std::strerror(errno));
+    // The rename itself must reach the disk too.
+    const std::string dir = fs::path(path).parent_path().empty()
+                                ? std::string(".")
+                                : fs::path(path).parent_path().string();
+    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        ::fsync(dfd);
+        ::close(dfd);
+    }
+}
+
+Progress load(const std::string& path, uint64_t rows, uint64_t state_words) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error("cannot read checkpoint " + path);
+    const std::string bad = "checkpoint " + path + " ";
+    char header[32];
+    if (!in.read(header, 32) || std::memcmp(header, kMagic, 8) != 0)
+        throw Error(bad + "is not a grundy periods checkpoint");
+    uint32_t version, checksum;
+    uint64_t file_rows, size;
+    std::memcpy(&version, header + 8, 4);
+    std::memcpy(&checksum, header + 12, 4);
+    std::memcpy(&file_rows, header + 16, 8);
+    std::memcpy(&size, header + 24, 8);
+    if (version != kVersion)
+        throw Error(bad + "has format version " + std::to_string(version) + ", this program " +
+                    "reads version " + std::to_string(kVersion));
+    if (file_rows != rows)
+        throw Error(bad + "is for --rows " + std::to_string(file_rows) + ", not " +
+                    std::to_string(rows));
+    std::error_code ec;
+    const uint64_t file_size = fs::file_size(path, ec);
+    if (ec || file_size != size + 32) throw Error(bad + "is truncated (corrupt)");
+    // Everything but the ring is small: read it, parse it, then read the ring into its buffer.
+    const uint64_t head_max = std::min<uint64_t>(size, 64 + 16 * (state_words + rows + 8));
+    std::string head(head_max, '\0');
+    if (!in.read(head.data(), static_cast<std::streamsize>(head_max)))
+        throw Error(bad + "is truncated (corrupt)");
+    Reader r{head, 0, path};
+    Progress p;
+    const uint64_t phase = r.u64();
+    if (phase != 1 && phase != 2) throw Error(bad + "is corrupt (phase)");
+    p.phase = static_cast<uint32_t>(phase);
+    const uint64_t column = r.u64();
+    p.strip.rows = rows;
+    p.strip.words = r.words(column == kNone ? 0 : state_words);
+    p.strip.column = column;
+    const uint64_t saved_column = r.u64();
+    p.power = r.u64();
+    p.has_saved = saved_column != kNone;
+    p.saved.rows = rows;
+    p.saved.column = saved_column;
+    p.saved.words = r.words(p.has_saved ? state_words : 0);
+    p.found = r.u64() != 0;
+    p.x0 = r.u64();
+    p.period = r.u64();
+    p.ring_len = r.u64();
+    p.last_mismatch = r.words(p.ring_len ? rows : 0);
+    const uint64_t n = r.u64();
+    if (n != rows * p.ring_len || (p.found && p.period == 0) || (p.phase == 2 && !p.found) ||
+        r.at + n * 2 != size)
+        throw Error(bad + "is corrupt (sizes)");
+    uLong c = crc_of(crc32(0, nullptr, 0), head.data(), r.at);
+    p.ring.assign(n);
+    // The ring starts inside `head`; the rest follows in the stream.
+    char* ring = reinterpret_cast<char*>(p.ring.data());
+    const uint64_t in_head = head_max - r.at;
+    if (n) std::memcpy(ring, head.data() + r.at, std::min<uint64_t>(in_head, n * 2));
+    if (n * 2 > in_head && !in.read(ring + in_head, static_cast<std::streamsize>(n * 2 - in_head)))
+        throw Error(bad + "is truncated (corrupt)");
+    c = crc_of(c, ring, n * 2);
+    if (static_cast<uint32_t>(c) != checksum) throw Error(bad + "is corrupt (checksum mismatch)");
+    return p;
+}
+
+// --- the two phases ----------------------------------------------------------------------
+
+class Runner {
+  public:
+    explicit Runner(const PeriodsOptions& o) : o_(o), last_checkpoint_(Clock::now()) {}
+
+    // Called after every column: sleeps for tests, saves on time or on a stop signal (taking
+    // the strip's snapshot only then: it costs O(Y^2)). Returns true when the run must stop.
+    bool after_column(Progress& p, const Strip& strip, PeriodsResult& result) {
+        ++result.columns_swept;
+        if (o_.test_delay_us)
+            std::this_thread::sleep_for(std::chrono::microseconds(o_.test_delay_us));
+        const bool stop = o_.cancel && o_.cancel->load(std::memory_order_relaxed);
+        if (o_.checkpoint.empty()) {
+            if (stop) result.status = PeriodsResult::Status::Interrupted;
+            return stop;
+        }
+        // The clock is read every 64 columns only; a column costs at least a microsecond.
+        if (!stop && (result.columns_swept % 64 != 0 && !o_.test_delay_us)) return false;
+        const auto now = Clock::now();
+        if (stop ||
+            std::chrono::duration<double>(now - last_checkpoint_).count() >= o_.checkpoint_every) {
+            strip.snapshot(p.strip);
+            write_checkpoint(o_.checkpoint, p, o_.rows);
+            ++result.checkpoints_written;
+            last_checkpoint_ = Clock::now();
+        }
+        if (stop) {
+            result.status = PeriodsResult::Status::Interrupted;
+            result.checkpoint_saved = true;
+        }
+        return stop;
+    }
+
+  private:
+    const PeriodsOptions& o_;
+    Clock::time_point last_checkpoint_;
+};
+
+void report(PeriodsProgress* pr, int phase, uint64_t column, uint64_t target, uint64_t saved,
+            const Strip& s) {
+    if (!pr) return;
+    pr->phase.store(phase, std::memory_order_relaxed);
+    pr->column.store(column, std::memory_order_relaxed);
+    pr->target.store(target, std::memory_order_relaxed);
+    pr->saved_column.store(saved, std::memory_order_relaxed);
+    pr->state_bits.store(s.state_bits(), std::memory_order_relaxed);
+    pr->window_bytes.store(s.window_bytes(), std::memory_order_relaxed);
+}
+
+// The least divisor q of P for which `block` (one whole period of a P-periodic sequence) is
+// q-periodic cyclically, hence q-periodic for ever.
+uint64_t minimal_period(const std::vector<uint16_t>& block) {
+    const uint64_t P = block.size();
+    for (uint64_t q = 1; q < P; ++q) {
+        if (P % q) continue;
+        bool ok = true;
+        for (uint64_t i = 0; i + q < P && ok; ++i) ok = block[i] == block[i + q];
+        if (ok) return q;
+    }
+    return P;
+}
+
+// Ring length for phase 1: periods observed so far are all 3 * 2^k and the strip's P has been
+// about 1.5 Y^2, so a ring of 3 * 2^k >= P columns, started at column 0, usually makes phase 2
+// unnecessary (any multiple L of P gives the same preperiods: pre(L) = pre(P)). Bounded by
+// 4 Y^2 (the extra columns after the certificate are L - P) and by the memory budget.
+uint64_t speculative_ring(uint64_t rows, uint64_t budget_bytes) {
+    const uint64_t cap = std::max<uint64_t>(4 * rows * rows, 48);
+    uint64_t L = 0;
+    for (uint64_t c = 3; c <= cap && c * rows * 2 <= budget_bytes; c *= 2) L = c;
+    return L;
+}
+
+// Appends column x's values to the ring and notes mismatches with the column ring_len before.
+void record(Progress& p, uint64_t x, const uint64_t* g, uint64_t rows) {
+    const uint64_t L = p.ring_len;
+    uint16_t* slot = p.ring.data() + (x % L) * rows;
+    for (uint64_t y = 0; y < rows; ++y) {
+        const int64_t v =
+            static_cast<int64_t>(g[y]) - static_cast<int64_t>(x) + 2 * static_cast<int64_t>(y);
+        if (v < 0 || v > 3 * static_cast<int64_t>(y))
+            throw Error("internal: g(" + std::to_string(x) + ", " + std::to_string(y) +
+                        ") outside Landman's bounds");
+        const auto u = static_cast<uint16_t>(v);
+        if (x >= L && slot[y] != u) {
+            if (p.found && x - L > p.x0) throw Error("internal: a row broke the certificate");
+            p.last_mismatch[y] = x - L;
+        }
+        slot[y] = u;
+    }
+}
+
+void start_ring(Progress& p, uint64_t rows, uint64_t L) {
+    p.ring_len = L;
+    p.ring.assign(0);
+    p.ring.assign(rows * L);
+    p.last_mismatch.assign(rows, kNone);
+}
+
+}  // namespace
+
+PeriodsResult certify_row_periods(const PeriodsOptions& o) {
+    const auto start_time = Clock::now();
+    auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start_time).count(); };
+    const uint64_t Y = o.rows;
+    if (Y == 0 || Y > kMaxRows)
+        throw Error("--rows must be between 1 and " + std::to_string(kMaxRows) + ", got " +
+                    std::to_string(Y));
+    if (!(o.checkpoint_every >= 0)) throw Error("--checkpoint-every must be >= 0 seconds");
+    if (o.resume && o.checkpoint.empty()) throw Error("--resume needs --checkpoint FILE");
+
+    PeriodsResult result;
+    result.method =
+        "Brent cycle detection on the relative strip state (row windows [x+1-2y, x+y], "
+        "diagonal windows [x+2-2y, x+y-1]); candidates compared bit for bit in full, no hashing";
+    Strip strip(Y, o.kernel);
+    result.kernel = strip.kernel_name();
+    result.state_bits = strip.state_bits();
+    Progress p;
+    if (o.resume && fs::exists(o.checkpoint)) {
+        p = load(o.checkpoint, Y, strip.state_words());
+        result.resumed = true;
+    } else {
+        const uint64_t L = speculative_ring(Y, o.ring_budget_bytes);
+        if (L) start_ring(p, Y, L);
+    }
+    Runner runner(o);
+    std::vector<uint64_t> g(Y);
+    const uint64_t first_saved = 2 * Y;  // every window at values >= 0 from here on
+
+    if (p.phase == 1) {
+        if (!p.strip.words.empty()) strip.restore(p.strip);
+        for (;;) {
+            if (!p.found && o.max_cols && strip.columns_done() >= o.max_cols) {
+                result.status = PeriodsResult::Status::NotCertified;
+                result.seconds = elapsed();
+                return result;
+            }
+            const uint64_t x = strip.advance(g.data());
+            if (p.ring_len) record(p, x, g.data(), Y);
+            if (!p.found && x == first_saved) {
+                strip.snapshot(p.saved);
+                p.has_saved = true;
+                p.power = 64;
+            } else if (!p.found && x > first_saved) {
+                const uint64_t lambda = x - p.saved.column;
+                if (strip.matches(p.saved)) {
+                    // Belt and braces: the full snapshot must be identical too.
+                    StripSnapshot now;
+                    strip.snapshot(now);
+                    if (!engine::same_state(now, p.saved))
+                        throw Error("internal: live comparison and snapshot disagree");
+                    p.found = true;
+                    p.x0 = p.saved.column;
+                    p.period = lambda;
+                    p.has_saved = false;
+                    p.saved.words.clear();
+                    // Without a ring that P divides, phase 2 must compute the preperiods.
+                    if (p.ring_len == 0 || p.ring_len % p.period != 0) break;
+                } else if (lambda == p.power) {
+                    // A longer window for the next saved state: 1/8 longer, not twice (Brent's
+                    // choice), so the saved column overshoots the state's preperiod by at most
+                    // about 1/8 once the window exceeds the period.
+                    strip.snapshot(p.saved);
+                    p.power += std::max<uint64_t>(p.power / 8, 1);
+                }
+            }
+            // With a ring of L = k P: mismatches d(x + L) != d(x) are all seen for x <= x0 once
+            // column x0 + L is swept, and the ring then holds columns x0 + 1 .. x0 + L.
+            if (p.found && x >= p.x0 + p.ring_len) break;
+            report(o.progress, 1, x + 1, p.found ? p.x0 + p.ring_len + 1 : 0,
+                   p.has_saved ? p.saved.column : p.x0, strip);
+            if (runner.after_column(p, strip, result)) {
+                result.seconds = elapsed();
+                return result;
+            }
+        }
+        if (p.ring_len == 0 || p.ring_len % p.period != 0) {
+            // Phase 2: a second sweep from column 0 with a ring of exactly P.
+            p.phase = 2;
+            p.strip.words.clear();
+            const double bytes = static_cast<double>(Y) * static_cast<double>(p.period) * 2.0;
+            if (bytes > 32.0 * (1ull << 30))
+                throw Error("the strip's period " + std::to_string(p.period) + " needs a ring of " +
+                            std::to_string(bytes / (1ull << 30)) +
+                            " GiB for the exact preperiods; more than 32 GiB");
+            start_ring(p, Y, p.period);
+        }
+    }
+
+    result.x0 = p.x0;
+    result.period = p.period;
+    const uint64_t P = p.period;
+    if (p.phase == 2) {
+        Strip pass(Y, o.kernel);
+        if (!p.strip.words.empty()) pass.restore(p.strip);
+        StripSnapshot at_x0;
+        const uint64_t last = p.x0 + P;
+        while (pass.columns_done() <= last) {
+            const uint64_t x = pass.advance(g.data());
+            record(p, x, g.data(), Y);
+            // An independent re-check of the certificate on this second sweep (a resumed
+            // phase 2 that started past x0 skips it; phase 1 proved it already).
+            if (x == p.x0) pass.snapshot(at_x0);
+            if (x == last && !at_x0.words.empty() && !pass.matches(at_x0))
+                throw Error("internal: the certificate did not repeat in phase 2");
+            report(o.progress, 2, x + 1, last + 1, p.x0, pass);
+            if (x == last) break;
+            if (runner.after_column(p, pass, result)) {
+                result.seconds = elapsed();
+                return result;
+            }
+        }
+    }
+
+    const uint64_t L = p.ring_len;
+    result.rows.resize(Y);
+    for (uint64_t y = 0; y < Y; ++y) {
+        RowPeriod& r = result.rows[y];
+        r.row = y;
+        r.preperiod = p.last_mismatch[y] == kNone ? 0 : p.last_mismatch[y] + 1;
+        // The ring holds columns x0 + 1 .. x0 + P (and more) at x mod L.
+        std::vector<uint16_t> block(P);
+        for (uint64_t i = 0; i < P; ++i) block[i] = p.ring[((p.x0 + 1 + i) % L) * Y + y];
+        r.period = minimal_period(block);
+        if (!o.keep_blocks) continue;
+        r.block.resize(r.period);
+        for (uint64_t i = 0; i < r.period; ++i) {
+            uint64_t c = r.preperiod + i;  // columns from the preperiod on are r.period-periodic
+            if (c < p.x0 + 1) c += ((p.x0 + 1 - c + r.period - 1) / r.period) * r.period;
+            r.block[i] = block[c - (p.x0 + 1)];
+        }
+    }
+    result.second_pass = p.phase == 2;
+    result.ring_len = L;
+    result.status = PeriodsResult::Status::Certified;
+    result.seconds = elapsed();
+    return result;
+}
+
+void write_periods_csv(const std::string& path, const PeriodsResult& result,
+                       const std::vector<std::string>& comment, bool blocks) {
+    const std::string tmp = path + ".part";
+    {
+        std::ofstream out(tmp);
+        if (!out) throw Error("cannot write " + path);
+        for (const auto& c : comment) out << "# " << c << "\n";
+        out << "row,preperiod,period,certified,block\n";
+        for (const auto& r : result.rows) {
+            out << r.row << ',' << r.preperiod << ',' << r.period << ",1,";
+            for (size_t i = 0; blocks && i < r.block.size(); ++i)
+                out << (i ? " " : "") << r.block[i];
+            out << '\n';
+        }
+        out.flush();
+        if (!out) throw Error("cannot write " + path + " (disk full?)");
+    }
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    if (ec) throw Error("cannot rename " + tmp + " to " + path + ": " + ec.message());
+}
+
+}  // namespace grundy

@@ -1,0 +1,243 @@
+// grundy periods: certified row periods of a strip (include/grundy/periods.hpp does the work).
+//
+// Exit status: 0 certified; 2 bad input, or a corrupt or mismatched checkpoint; 3 not certified
+// within --max-cols columns; 75 (EX_TEMPFAIL) stopped by SIGTERM/SIGINT after saving a
+// checkpoint: resubmit the same command with --resume.
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include "app/command.hpp"
+#include "app/options.hpp"
+#include "app/progress.hpp"
+#include "app/signals.hpp"
+#include "grundy/error.hpp"
+#include "grundy/periods.hpp"
+
+namespace grundy::app {
+namespace {
+
+constexpr int kExitNotCertified = 3;
+constexpr int kExitCheckpointed = 75;
+
+void describe(po::options_description& o, std::vector<std::string>&) {
+    // clang-format off
+    o.add_options()
+        ("rows", po::value<std::string>()->required(), "rows Y: certify rows y = 0..Y-1")
+        ("threads,t", po::value<std::string>(),
+         "accepted for job files; the strip is swept by one thread (columns are sequential)")
+        ("csv", po::value<std::string>(),
+         "CSV file: row,preperiod,period,certified,block (default: the CSV on stdout)")
+        ("no-blocks", po::bool_switch(),
+         "leave the CSV's block column empty (blocks of long periods are large; the HDF5 "
+         "output keeps them)")
+        ("output,o", po::value<std::string>(), "HDF5 file with /analysis/row_periods")
+        ("force", po::bool_switch(), "overwrite an existing HDF5 output file")
+        ("checkpoint", po::value<std::string>(), "checkpoint file, written atomically")
+        ("checkpoint-every", po::value<std::string>()->default_value("300"),
+         "seconds between checkpoints (a decimal number)")
+        ("resume", po::bool_switch(),
+         "continue from --checkpoint if it exists (else start from column 0)")
+        ("max-cols", po::value<std::string>(),
+         "give up (exit status 3) if the state has not repeated within this many columns")
+        ("ring-memory", po::value<std::string>()->default_value("2^30"),
+         "bytes for phase 1's ring of recent values (spares the second pass when the strip's "
+         "period divides its length); 0: always two passes")
+        ("kernel", po::value<std::string>()->default_value("auto"),
+         "mex kernel: auto | portable | avx2 | avx512")
+        ("progress", po::bool_switch(), "show progress on stderr even when it is not a terminal")
+        ("quiet,q", po::bool_switch(), "no progress and no summary")
+        ("test-delay-us", po::value<std::string>(),
+         "testing aid: sleep this many microseconds after every column");
+    // clang-format on
+}
+
+MexKernel parse_kernel(const std::string& s) {
+    for (MexKernel k : {MexKernel::Auto, MexKernel::Portable, MexKernel::Avx2, MexKernel::Avx512})
+        if (s == mex_kernel_name(k)) return k;
+    throw Error("--kernel must be auto, portable, avx2 or avx512, got '" + s + "'");
+}
+
+double parse_seconds(const std::string& text) {
+    size_t used = 0;
+    double v = -1;
+    try {
+        v = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size() || !(v >= 0) || v > 1e9)
+        throw Error("--checkpoint-every must be a number of seconds >= 0, got '" + text + "'");
+    return v;
+}
+
+// One thread that redraws a status line on stderr twice a second.
+class Printer {
+  public:
+    Printer(bool enabled, const PeriodsProgress& p) : p_(p) {
+        if (enabled) thread_ = std::thread([this] { loop(); });
+    }
+    ~Printer() { stop(); }
+    void stop() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (stopping_) return;
+            stopping_ = true;
+        }
+        wake_.notify_all();
+        if (thread_.joinable()) {
+            thread_.join();
+            std::fprintf(stderr, "\r%*s\r", 110, "");
+        }
+    }
+
+  private:
+    void loop() {
+        const auto start = std::chrono::steady_clock::now();
+        std::unique_lock<std::mutex> lock(mutex_);
+        while (
+            !wake_.wait_for(lock, std::chrono::milliseconds(500), [this] { return stopping_; })) {
+            const double t =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            const uint64_t col = p_.column.load(), target = p_.target.load();
+            const double state = static_cast<double>(p_.state_bits.load()) / 8;
+            const double windows = static_cast<double>(p_.window_bytes.load());
+            char line[200];
+            if (p_.phase.load() == 0)
+                std::snprintf(line, sizeof line, "starting (allocating, reading the checkpoint)");
+            else if (p_.phase.load() == 1)
+                std::snprintf(line, sizeof line,
+                              "phase 1/2 cycle search: column %s, comparing with column %s, "
+                              "state %s (windows %s), %.0f s",
+                              human(static_cast<double>(col)).c_str(),
+                              human(static_cast<double>(p_.saved_column.load())).c_str(),
+                              human_bytes(state).c_str(), human_bytes(windows).c_str(), t);
+            else
+                std::snprintf(line, sizeof line,
+                              "phase 2/2 exact preperiods: column %s of %s (%.1f%%), %.0f s",
+                              human(static_cast<double>(col)).c_str(),
+                              human(static_cast<double>(target)).c_str(),
+                              target ? 100.0 * static_cast<double>(col) / target : 0.0, t);
+            std::fprintf(stderr, "\r%-110s", line);
+            std::fflush(stderr);
+        }
+    }
+    const PeriodsProgress& p_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    bool stopping_ = false;
+    std::thread thread_;
+};
+
+int run(const po::variables_map& v) {
+    PeriodsOptions o;
+    o.rows = count_option(v, "rows", 1, 16384);
+    (void)parse_threads(v);  // validated, but one thread sweeps a strip
+    o.kernel = parse_kernel(v["kernel"].as<std::string>());
+    if (!mex_kernel_supported(o.kernel))
+        throw Error(std::string("this CPU cannot run the ") + mex_kernel_name(o.kernel) +
+                    " kernel");
+    if (v.count("max-cols")) o.max_cols = count_option(v, "max-cols", 1, uint64_t{1} << 40);
+    if (v.count("checkpoint")) o.checkpoint = v["checkpoint"].as<std::string>();
+    o.checkpoint_every = parse_seconds(v["checkpoint-every"].as<std::string>());
+    o.resume = v["resume"].as<bool>();
+    if (o.resume && o.checkpoint.empty()) throw Error("--resume needs --checkpoint FILE");
+    o.ring_budget_bytes = count_option(v, "ring-memory", 0, uint64_t{1} << 40);
+    if (v.count("test-delay-us")) o.test_delay_us = count_option(v, "test-delay-us", 0, 1000000);
+    const bool quiet = v["quiet"].as<bool>();
+    const bool force = v["force"].as<bool>();
+    const std::string output = v.count("output") ? v["output"].as<std::string>() : "";
+    if (!output.empty() && !force) {
+        std::FILE* f = std::fopen(output.c_str(), "r");
+        if (f) {
+            std::fclose(f);
+            throw Error("output file " + output + " exists (use --force to overwrite it)");
+        }
+    }
+
+    // Refuse unwritable destinations now, not after hours of sweeping.
+    for (const char* name : {"csv", "output", "checkpoint"}) {
+        if (!v.count(name)) continue;
+        const std::filesystem::path path(v[name].as<std::string>());
+        const auto dir =
+            path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+        std::error_code ec;
+        if (!std::filesystem::is_directory(dir, ec))
+            throw Error(std::string("--") + name + ": directory " + dir.string() +
+                        " does not exist");
+    }
+    // Blocks take 2 bytes per period column and row: keep them only where they are written.
+    o.keep_blocks = !v["no-blocks"].as<bool>() || !output.empty();
+    o.cancel = &install_stop_handlers();
+    PeriodsProgress progress;
+    o.progress = &progress;
+    Printer printer(progress_wanted(v["progress"].as<bool>(), quiet), progress);
+    const PeriodsResult r = certify_row_periods(o);
+    printer.stop();
+
+    if (r.status == PeriodsResult::Status::Interrupted) {
+        if (!r.checkpoint_saved)
+            throw Error("interrupted by signal " + std::to_string(stop_signal()) +
+                        "; nothing saved (no --checkpoint given)");
+        std::cerr << "interrupted by signal " << stop_signal() << ": checkpoint saved to "
+                  << o.checkpoint << "; run again with --resume (exit status 75)" << std::endl;
+        return kExitCheckpointed;
+    }
+    if (r.status == PeriodsResult::Status::NotCertified) {
+        std::cerr << "not certified within " << o.max_cols << " columns" << std::endl;
+        return kExitNotCertified;
+    }
+    const bool blocks = !v["no-blocks"].as<bool>();
+    if (v.count("csv")) write_periods_csv(v["csv"].as<std::string>(), r, {}, blocks);
+    if (!output.empty()) write_periods_hdf5(output, r, force);
+    if (!v.count("csv")) {
+        std::cout << "row,preperiod,period,certified,block\n";
+        for (const auto& row : r.rows) {
+            std::cout << row.row << ',' << row.preperiod << ',' << row.period << ",1,";
+            for (size_t i = 0; blocks && i < row.block.size(); ++i)
+                std::cout << (i ? " " : "") << row.block[i];
+            std::cout << '\n';
+        }
+    }
+    if (!quiet) {
+        uint64_t max_pre = 0, max_per = 0;
+        for (const auto& row : r.rows) {
+            max_pre = std::max(max_pre, row.preperiod);
+            max_per = std::max(max_per, row.period);
+        }
+        std::fprintf(
+            stderr,
+            "certified rows 0..%llu: state after column %llu repeats after P = %llu "
+            "columns (%llu state bits, compared in full); max preperiod %llu, max "
+            "period %llu; %llu columns swept in %.3f s%s, %s kernel, %s\n",
+            static_cast<unsigned long long>(o.rows - 1), static_cast<unsigned long long>(r.x0),
+            static_cast<unsigned long long>(r.period),
+            static_cast<unsigned long long>(r.state_bits), static_cast<unsigned long long>(max_pre),
+            static_cast<unsigned long long>(max_per),
+            static_cast<unsigned long long>(r.columns_swept), r.seconds,
+            r.resumed ? " (this part, resumed)" : "", r.kernel.c_str(),
+            r.second_pass ? "second pass needed" : "preperiods from the first pass");
+    }
+    return 0;
+}
+
+const CommandRegistrar registrar(
+    {"periods", "certified row periods of rows 0..Y-1, streaming a strip in O(Y^2) memory",
+     "--rows Y [--csv F.csv] [--output F.h5] [--checkpoint F [--resume]] [options]",
+     "Sweeps the strip of rows 0..Y-1 column by column, keeping only windows of its sets, until\n"
+     "its state relative to the column repeats: state(x0) == state(x0 + P), compared bit for bit,\n"
+     "proves g(x + P, y) = g(x, y) + P for all x > x0 (Landman's finite-state argument). A ring\n"
+     "of recent values kept during the sweep (or, if P does not divide its length, a second pass)\n"
+     "gives each row's exact minimal period and preperiod (of d(x) = g(x, y) - x) and the block\n"
+     "of g - x + 2y over one period from the preperiod. Memory does not grow with the length.\n"
+     "Exit status: 0 certified; 2 bad input or a corrupt/mismatched checkpoint; 3 not certified\n"
+     "within --max-cols; 75 stopped by SIGTERM/SIGINT with a checkpoint saved (rerun with\n"
+     "--resume). --resume without an existing checkpoint file starts from column 0.",
+     60, describe, run});
+
+}  // namespace
+}  // namespace grundy::app

@@ -1,0 +1,387 @@
+// Certified row periods (grundy periods): published values and seed 001's blocks, agreement with
+// the periodicity criterion on a table computed independently by the square engine, the strip
+// against that table cell by cell, a damaged state refused, checkpoints surviving SIGKILL and
+// SIGTERM, and the CLI's exit statuses.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <hdf5.h>
+
+#include "engine/strip.hpp"
+#include "grundy/engine.hpp"
+#include "grundy/error.hpp"
+#include "grundy/memory_table.hpp"
+#include "grundy/periodicity.hpp"
+#include "grundy/periods.hpp"
+
+extern char** environ;
+
+namespace grundy {
+namespace {
+
+namespace fs = std::filesystem;
+
+PeriodsResult certify(uint64_t rows) {
+    PeriodsOptions o;
+    o.rows = rows;
+    const PeriodsResult r = certify_row_periods(o);
+    EXPECT_EQ(r.status, PeriodsResult::Status::Certified);
+    EXPECT_EQ(r.rows.size(), rows);
+    return r;
+}
+
+TEST(Periods, FirstRowsAndSeedBlocks) {
+    const PeriodsResult r = certify(5);
+    const std::vector<uint64_t> periods = {1, 3, 3, 6, 12};  // OEIS A004482-A004485
+    for (uint64_t y = 0; y < 5; ++y) EXPECT_EQ(r.rows[y].period, periods[y]) << "row " << y;
+    // Seed 001: blocks of g - x + 2y; row 3 repeats from x = 8.
+    EXPECT_EQ(r.rows[1].block, (std::vector<uint16_t>{3, 3, 0}));
+    EXPECT_EQ(r.rows[2].block, (std::vector<uint16_t>{6, 3, 3}));
+    EXPECT_EQ(r.rows[3].block, (std::vector<uint16_t>{8, 9, 4, 2, 9, 4}));
+    EXPECT_EQ(r.rows[0].preperiod, 0u);
+    EXPECT_EQ(r.rows[1].preperiod, 0u);
+    EXPECT_EQ(r.rows[2].preperiod, 0u);
+    EXPECT_EQ(r.rows[3].preperiod, 8u);
+}
+
+MemoryTable table(uint64_t rows, uint64_t cols) {
+    MemoryTable t;
+    EngineOptions o;
+    o.rows = rows;
+    o.cols = cols;
+    o.threads = 2;
+    compute_table(o, t);
+    return t;
+}
+
+// Two independent routes: the strip's certificate, and the finite criterion of
+// periodicity.hpp on d(x) = g(x, y) - x of a 24 x 8192 table from the square engine.
+TEST(Periods, AgreeWithCriterionOnStoredTable) {
+    constexpr uint64_t Y = 24, X = 8192;
+    const MemoryTable t = table(Y, X);
+    const PeriodsResult r = certify(Y);
+    std::vector<uint64_t> criterion_rows, table_rows;
+    for (uint64_t y = 0; y < Y; ++y) {
+        const RowPeriod& c = r.rows[y];
+        std::vector<int64_t> d(X);
+        for (uint64_t x = 0; x < X; ++x)
+            d[x] = static_cast<int64_t>(t(x, y)) - static_cast<int64_t>(x);
+        // The block is g - x + 2y from the preperiod, wherever the table reaches.
+        for (uint64_t x = c.preperiod; x < X; ++x)
+            ASSERT_EQ(d[x] + 2 * static_cast<int64_t>(y),
+                      static_cast<int64_t>(c.block[(x - c.preperiod) % c.period]))
+                << "row " << y << " x " << x;
+        // Where the criterion can see the answer (preperiod <= n/2, a few periods after it),
+        // it must find exactly the certified values.
+        if (c.preperiod <= X / 2 - c.period && c.period <= X / 16) {
+            const auto f = find_row_period(d);
+            ASSERT_TRUE(f) << "row " << y;
+            EXPECT_EQ(f->period, c.period) << "row " << y;
+            EXPECT_EQ(f->preperiod, c.preperiod) << "row " << y;
+            criterion_rows.push_back(y);
+        } else {
+            // Otherwise the certified values must hold on the table: periodic from the
+            // preperiod on (checked above), and not from one column earlier.
+            if (c.preperiod > 0 && c.preperiod - 1 + c.period < X) {
+                EXPECT_NE(d[c.preperiod - 1 + c.period], d[c.preperiod - 1]) << "row " << y;
+            }
+            table_rows.push_back(y);
+        }
+    }
+    // Rows 0..17 (preperiods up to 919) are within the criterion's reach.
+    EXPECT_GE(criterion_rows.size(), 18u);
+    std::ostringstream s;
+    for (auto y : table_rows) s << y << ' ';
+    std::cout << "[ info ] rows checked on the table only (preperiod beyond the criterion): "
+              << s.str() << std::endl;
+}
+
+// The strip's column sweep against the square engine, cell by cell, and a restore from a
+// snapshot continuing exactly like the original.
+TEST(Periods, StripMatchesTableAndRestores) {
+    constexpr uint64_t Y = 24, X = 3000;
+    const MemoryTable t = table(Y, X);
+    for (MexKernel k : {MexKernel::Portable, MexKernel::Avx2, MexKernel::Avx512}) {
+        if (!mex_kernel_supported(k)) continue;
+        engine::Strip strip(Y, k);
+        std::vector<uint64_t> g(Y);
+        engine::StripSnapshot snap;
+        for (uint64_t x = 0; x < X; ++x) {
+            strip.advance(g.data());
+            for (uint64_t y = 0; y < Y; ++y) ASSERT_EQ(g[y], t(x, y)) << x << "," << y;
+            if (x == 1000) strip.snapshot(snap);
+        }
+        engine::Strip again(Y, k);
+        again.restore(snap);
+        for (uint64_t x = 1001; x < X; ++x) {
+            again.advance(g.data());
+            for (uint64_t y = 0; y < Y; ++y) ASSERT_EQ(g[y], t(x, y)) << x << "," << y;
+        }
+    }
+}
+
+TEST(Periods, DamagedStateIsNotAccepted) {
+    engine::Strip strip(24, MexKernel::Auto);
+    std::vector<uint64_t> g(24);
+    for (int x = 0; x < 777; ++x) strip.advance(g.data());
+    engine::StripSnapshot good;
+    strip.snapshot(good);
+    EXPECT_TRUE(strip.matches(good));
+    ASSERT_GT(strip.state_bits(), 0u);
+    uint64_t tried = 0;
+    for (uint64_t w = 0; w < good.words.size(); ++w)
+        for (uint64_t b = 0; b < 64; ++b) {
+            engine::StripSnapshot bad = good;
+            bad.words[w] ^= uint64_t{1} << b;
+            // Padding bits past a segment's end never match a live state either.
+            EXPECT_FALSE(strip.matches(bad)) << "word " << w << " bit " << b;
+            EXPECT_FALSE(engine::same_state(good, bad));
+            ++tried;
+        }
+    EXPECT_EQ(tried, good.words.size() * 64);
+    // A state of the same strip one column later differs too (as it must, here).
+    strip.advance(g.data());
+    EXPECT_FALSE(strip.matches(good));
+}
+
+// The one-pass route (a phase-1 ring that P divides) and the two-pass route (no ring, or a
+// ring too short) must give the same rows.
+TEST(Periods, RingAndSecondPassAgree) {
+    PeriodsOptions o;
+    o.rows = 40;
+    const PeriodsResult one = certify_row_periods(o);
+    EXPECT_FALSE(one.second_pass);
+    o.ring_budget_bytes = 0;
+    const PeriodsResult two = certify_row_periods(o);
+    EXPECT_TRUE(two.second_pass);
+    o.ring_budget_bytes = 40 * 2 * 96;  // a ring of 96 columns: P = 768 does not divide it
+    const PeriodsResult short_ring = certify_row_periods(o);
+    EXPECT_TRUE(short_ring.second_pass);
+    for (const PeriodsResult* r : {&two, &short_ring}) {
+        EXPECT_EQ(r->x0, one.x0);
+        EXPECT_EQ(r->period, one.period);
+        ASSERT_EQ(r->rows.size(), one.rows.size());
+        for (size_t y = 0; y < one.rows.size(); ++y) {
+            EXPECT_EQ(r->rows[y].preperiod, one.rows[y].preperiod) << y;
+            EXPECT_EQ(r->rows[y].period, one.rows[y].period) << y;
+            EXPECT_EQ(r->rows[y].block, one.rows[y].block) << y;
+        }
+    }
+}
+
+// --- the CLI -----------------------------------------------------------------------------
+
+struct Temp {
+    fs::path dir;
+    Temp() {
+        dir = fs::temp_directory_path() /
+              ("grundy_periods_" + std::to_string(::getpid()) + "_" +
+               ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+    }
+    ~Temp() { fs::remove_all(dir); }
+    std::string operator/(const std::string& name) const { return (dir / name).string(); }
+};
+
+pid_t spawn(const std::vector<std::string>& args, const std::string& log) {
+    std::vector<std::string> all = {GRUNDY_EXE};
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : all) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    pid_t pid = -1;
+    const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    EXPECT_EQ(rc, 0);
+    return pid;
+}
+
+int wait_status(pid_t pid) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return WEXITSTATUS(status);
+}
+
+int run_cli(const std::vector<std::string>& args, const std::string& log) {
+    return wait_status(spawn(args, log));
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+TEST(PeriodsCli, SigkillAtSeveralMomentsThenResume) {
+    Temp tmp;
+    const std::string rows = "40";
+    ASSERT_EQ(run_cli({"periods", "--rows", rows, "--csv", tmp / "ref.csv", "-q"}, tmp / "log"), 0);
+    const std::string ref = slurp(tmp / "ref.csv");
+    ASSERT_NE(ref.find("\n39,"), std::string::npos);
+    // 16k columns (one pass with the ring) or 22k (two passes, --ring-memory 0) at >= 20 us
+    // each: the kills land early and late in phase 1, in its tail and in phase 2.
+    int resumed_from_checkpoint = 0;
+    struct Kill {
+        int ms;
+        const char* ring;
+    };
+    for (const Kill k : {Kill{150, "2^30"}, Kill{700, "2^30"}, Kill{1500, "2^30"},
+                         Kill{1900, "2^30"}, Kill{1000, "0"}, Kill{2600, "0"}}) {
+        const std::string tag = std::to_string(k.ms) + "_" + k.ring;
+        const std::string ck = tmp / ("ck" + tag);
+        const std::string csv = tmp / ("out" + tag + ".csv");
+        const pid_t pid =
+            spawn({"periods", "--rows", rows, "--checkpoint", ck, "--checkpoint-every", "0.05",
+                   "--test-delay-us", "20", "--csv", csv, "-q", "--ring-memory", k.ring},
+                  tmp / "log");
+        std::this_thread::sleep_for(std::chrono::milliseconds(k.ms));
+        ::kill(pid, SIGKILL);
+        wait_status(pid);
+        // A loaded machine may reach the end first; that kill tests nothing, hence the count.
+        if (fs::exists(ck) && !fs::exists(csv)) ++resumed_from_checkpoint;
+        ASSERT_EQ(run_cli({"periods", "--rows", rows, "--checkpoint", ck, "--resume", "--csv", csv,
+                           "-q", "--ring-memory", k.ring},
+                          tmp / "log"),
+                  0)
+            << slurp(tmp / "log");
+        EXPECT_EQ(slurp(csv), ref) << "killed after " << k.ms << " ms, ring " << k.ring;
+    }
+    EXPECT_GE(resumed_from_checkpoint, 4);
+}
+
+TEST(PeriodsCli, SigtermSavesAndExits75) {
+    Temp tmp;
+    ASSERT_EQ(run_cli({"periods", "--rows", "30", "--csv", tmp / "ref.csv", "-q"}, tmp / "log"), 0);
+    const std::string ck = tmp / "ck";
+    const pid_t pid = spawn({"periods", "--rows", "30", "--checkpoint", ck, "--test-delay-us", "50",
+                             "--csv", tmp / "out.csv", "-q"},
+                            tmp / "log");
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ::kill(pid, SIGTERM);
+    ASSERT_EQ(wait_status(pid), 75) << slurp(tmp / "log");
+    ASSERT_TRUE(fs::exists(ck));  // saved on the signal, long before the 300 s interval
+    ASSERT_EQ(run_cli({"periods", "--rows", "30", "--checkpoint", ck, "--resume", "--csv",
+                       tmp / "out.csv", "-q"},
+                      tmp / "log"),
+              0);
+    EXPECT_EQ(slurp(tmp / "out.csv"), slurp(tmp / "ref.csv"));
+}
+
+TEST(PeriodsCli, CorruptOrMismatchedCheckpointExit2) {
+    Temp tmp;
+    const std::string ck = tmp / "ck";
+    const pid_t pid = spawn({"periods", "--rows", "30", "--checkpoint", ck, "--test-delay-us", "50",
+                             "--csv", tmp / "out.csv", "-q"},
+                            tmp / "log");
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ::kill(pid, SIGTERM);
+    ASSERT_EQ(wait_status(pid), 75);
+    // Another number of rows.
+    EXPECT_EQ(
+        run_cli({"periods", "--rows", "31", "--checkpoint", ck, "--resume", "-q"}, tmp / "log2"),
+        2);
+    EXPECT_NE(slurp(tmp / "log2").find("--rows 30"), std::string::npos) << slurp(tmp / "log2");
+    // One byte changed in the payload.
+    std::string data = slurp(ck);
+    data[data.size() / 2] ^= 0x10;
+    std::ofstream(ck, std::ios::binary | std::ios::trunc) << data;
+    EXPECT_EQ(
+        run_cli({"periods", "--rows", "30", "--checkpoint", ck, "--resume", "-q"}, tmp / "log3"),
+        2);
+    EXPECT_NE(slurp(tmp / "log3").find("corrupt"), std::string::npos) << slurp(tmp / "log3");
+    // Cut short (a crash while copying it somewhere, say).
+    data[data.size() / 2] ^= 0x10;
+    std::ofstream(ck, std::ios::binary | std::ios::trunc) << data.substr(0, data.size() - 100);
+    EXPECT_EQ(
+        run_cli({"periods", "--rows", "30", "--checkpoint", ck, "--resume", "-q"}, tmp / "log5"),
+        2);
+    EXPECT_NE(slurp(tmp / "log5").find("truncated"), std::string::npos) << slurp(tmp / "log5");
+    // Not a checkpoint at all.
+    std::ofstream(ck, std::ios::binary | std::ios::trunc) << "hello";
+    EXPECT_EQ(
+        run_cli({"periods", "--rows", "30", "--checkpoint", ck, "--resume", "-q"}, tmp / "log4"),
+        2);
+}
+
+TEST(PeriodsCli, BadInputAndMaxCols) {
+    Temp tmp;
+    const std::string log = tmp / "log";
+    EXPECT_EQ(run_cli({"periods", "--rows", "0"}, log), 2);
+    EXPECT_EQ(run_cli({"periods", "--rows", "abc"}, log), 2);
+    EXPECT_EQ(run_cli({"periods"}, log), 2);
+    EXPECT_EQ(run_cli({"periods", "--rows", "5", "--resume"}, log), 2);
+    EXPECT_EQ(run_cli({"periods", "--rows", "5", "--checkpoint-every", "-1"}, log), 2);
+    EXPECT_EQ(run_cli({"periods", "--rows", "5", "--max-cols", "0"}, log), 2);
+    EXPECT_EQ(run_cli({"periods", "--rows", "5", "--kernel", "sse9"}, log), 2);
+    EXPECT_EQ(run_cli({"periods", "--rows", "5", "--csv", tmp / "nowhere/p.csv"}, log), 2);
+    fs::remove(log);
+    EXPECT_EQ(run_cli({"periods", "--rows", "40", "--max-cols", "1000", "-q"}, log), 3);
+    EXPECT_NE(slurp(log).find("not certified within 1000 columns"), std::string::npos);
+}
+
+TEST(PeriodsCli, WritesCsvAndHdf5) {
+    Temp tmp;
+    ASSERT_EQ(
+        run_cli({"periods", "--rows", "5", "--csv", tmp / "p.csv", "--output", tmp / "p.h5", "-q"},
+                tmp / "log"),
+        0)
+        << slurp(tmp / "log");
+    EXPECT_EQ(slurp(tmp / "p.csv"),
+              "row,preperiod,period,certified,block\n0,0,1,1,0\n1,0,3,1,3 3 0\n2,0,3,1,6 3 3\n"
+              "3,8,6,1,8 9 4 2 9 4\n4,9,12,1,7 11 9 7 11 9 3 11 9 7 3 9\n");
+    {
+        const hid_t f = H5Fopen((tmp / "p.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+        ASSERT_GE(f, 0);
+        std::vector<uint64_t> period(5), offsets(6);
+        std::vector<uint32_t> values(1 + 3 + 3 + 6 + 12);
+        const hid_t dp = H5Dopen2(f, "/analysis/row_periods/period", H5P_DEFAULT);
+        const hid_t doff = H5Dopen2(f, "/analysis/row_periods/block_offsets", H5P_DEFAULT);
+        const hid_t dv = H5Dopen2(f, "/analysis/row_periods/block_values", H5P_DEFAULT);
+        ASSERT_GE(dp, 0);
+        ASSERT_GE(doff, 0);
+        ASSERT_GE(dv, 0);
+        H5Dread(dp, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, period.data());
+        H5Dread(doff, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, offsets.data());
+        H5Dread(dv, H5T_NATIVE_UINT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
+        EXPECT_EQ(period, (std::vector<uint64_t>{1, 3, 3, 6, 12}));
+        EXPECT_EQ(offsets, (std::vector<uint64_t>{0, 1, 4, 7, 13, 25}));
+        EXPECT_EQ(std::vector<uint32_t>(values.begin() + 7, values.begin() + 13),
+                  (std::vector<uint32_t>{8, 9, 4, 2, 9, 4}));
+        const hid_t g = H5Gopen2(f, "/analysis/row_periods", H5P_DEFAULT);
+        EXPECT_GT(H5Aexists(g, "x0"), 0);
+        EXPECT_GT(H5Aexists(g, "P"), 0);
+        EXPECT_GT(H5Aexists(g, "comparison_method"), 0);
+        int32_t complete = 0;
+        const hid_t a = H5Aopen(f, "complete", H5P_DEFAULT);
+        H5Aread(a, H5T_NATIVE_INT32, &complete);
+        EXPECT_EQ(complete, 1);
+        H5Aclose(a);
+        H5Gclose(g);
+        H5Dclose(dp);
+        H5Dclose(doff);
+        H5Dclose(dv);
+        H5Fclose(f);
+    }
+    // Refuses to overwrite without --force.
+    EXPECT_EQ(run_cli({"periods", "--rows", "5", "--output", tmp / "p.h5", "-q"}, tmp / "log"), 2);
+}
+
+}  // namespace
+}  // namespace grundy
