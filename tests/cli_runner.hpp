@@ -12,7 +12,7 @@
 namespace grundy::testing {
 
 struct RunResult {
-    int status = -1;  // exit status, or 128 + signal
+    int status = -1;     // exit status, or 128 + signal
     std::string output;  // stdout and stderr together
 };
 
@@ -31,7 +31,7 @@ inline RunResult run_grundy(const std::string& args) {
 
 // A fresh directory under the system temp dir, removed with its contents at the end.
 class TempDir {
-public:
+  public:
     TempDir() {
         std::string tmpl = (std::filesystem::temp_directory_path() / "grundy-test-XXXXXX").string();
         path_ = ::mkdtemp(tmpl.data());
@@ -43,7 +43,7 @@ public:
     std::string file(const std::string& name) const { return (path_ / name).string(); }
     const std::filesystem::path& path() const { return path_; }
 
-private:
+  private:
     std::filesystem::path path_;
 };
 

@@ -11,9 +11,9 @@
 
 #include "analysis_fixtures.hpp"
 #include "grundy/analysis.hpp"
-#include "grundy/play.hpp"
 #include "grundy/error.hpp"
 #include "grundy/memory_table.hpp"
+#include "grundy/play.hpp"
 #include "reference.hpp"
 
 namespace grundy {

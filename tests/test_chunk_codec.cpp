@@ -25,8 +25,9 @@ TEST(ChunkCodec, MixedStoredAndCompressedPlanesInflate) {
             std::vector<uint8_t> data(values * planes);
             for (unsigned p = 0; p < planes; ++p)
                 for (size_t i = 0; i < values; ++i)
-                    data[p * values + i] = p + 1 < planes || planes == 1 ? static_cast<uint8_t>(rng())
-                                                                          : static_cast<uint8_t>(i / 4096);
+                    data[p * values + i] = p + 1 < planes || planes == 1
+                                               ? static_cast<uint8_t>(rng())
+                                               : static_cast<uint8_t>(i / 4096);
             std::vector<uint8_t> stream;
             zlib_stream_of_planes(data.data(), values, planes, 1, stream);
             EXPECT_EQ(inflate_all(stream, data.size()), data) << planes << " planes of " << values;

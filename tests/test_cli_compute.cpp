@@ -95,10 +95,14 @@ TEST(CliCompute, Hdf5RoundTrip) {
 TEST(CliCompute, NoCompressionAndWideValues) {
     TempDir dir;
     // X + Y - 2 > 65535: stored as 32-bit values.
-    ASSERT_EQ(run_grundy("compute --rows 3 --cols 70000 --compression none -o " + dir.file("w.h5")).status, 0);
+    ASSERT_EQ(run_grundy("compute --rows 3 --cols 70000 --compression none -o " + dir.file("w.h5"))
+                  .status,
+              0);
     expect_file_equals(dir.file("w.h5"), table_in_memory(3, 70000));
     ASSERT_EQ(run_grundy("compute --rows 130 --cols 130 --compression deflate:1 --tile 48 -o " +
-                         dir.file("d.h5")).status, 0);
+                         dir.file("d.h5"))
+                  .status,
+              0);
     expect_file_equals(dir.file("d.h5"), table_in_memory(130, 130));
 }
 
@@ -123,7 +127,8 @@ class CliBadInput : public ::testing::TestWithParam<BadInput> {};
 TEST_P(CliBadInput, ExitStatusTwoAndOneClearLine) {
     TempDir dir;
     std::string args = GetParam().args;
-    for (size_t p; (p = args.find("DIR")) != std::string::npos;) args.replace(p, 3, dir.path().string());
+    for (size_t p; (p = args.find("DIR")) != std::string::npos;)
+        args.replace(p, 3, dir.path().string());
     const auto r = run_grundy(args);
     EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
     EXPECT_NE(r.output.find(GetParam().message), std::string::npos) << r.output;
@@ -155,7 +160,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"frobnicate", "unknown command"},
         BadInput{"run DIR/none.ini", "cannot read job file"}));
 
-void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+void write_file(const std::string& path, const std::string& text) {
+    std::ofstream(path) << text;
+}
 
 TEST(CliRun, JobFileWithOverrides) {
     TempDir dir;
@@ -208,8 +215,9 @@ TEST(CliCompute, HelpAndVersion) {
 TEST(CliCompute, InterruptedRunLeavesNoFile) {
     TempDir dir;
     const std::string f = dir.file("big.h5");
-    const std::string cmd = std::string(GRUNDY_EXE) + " compute --rows 6000 --cols 6000 --threads 1 -o " + f +
-                            " > " + dir.file("log") + " 2>&1 & echo $!";
+    const std::string cmd = std::string(GRUNDY_EXE) +
+                            " compute --rows 6000 --cols 6000 --threads 1 -o " + f + " > " +
+                            dir.file("log") + " 2>&1 & echo $!";
     FILE* p = ::popen(cmd.c_str(), "r");
     ASSERT_NE(p, nullptr);
     int pid = 0;

@@ -33,8 +33,8 @@ void expect_equal_to_direct_mex(const MemoryTable& t) {
     const auto expected = testing::direct_mex_table(t.rows(), t.cols());
     for (uint64_t y = 0; y < t.rows(); ++y)
         for (uint64_t x = 0; x < t.cols(); ++x)
-            ASSERT_EQ(t(x, y), expected[y * t.cols() + x]) << "at (x, y) = (" << x << ", " << y
-                                                          << ")";
+            ASSERT_EQ(t(x, y), expected[y * t.cols() + x])
+                << "at (x, y) = (" << x << ", " << y << ")";
 }
 
 // Rectangles not multiples of the tile, thin strips, several threads and tiles.
@@ -71,10 +71,10 @@ TEST(Engine, KernelsAgree) {
 // p. 76): row n of the triangle is g(n, 0), g(n, 1), ..., g(n, n).
 TEST(Engine, OeisA004481Triangle) {
     const std::vector<uint32_t> a317205 = {
-        0, 1, 2, 2, 0, 1, 3, 4, 5, 6, 4, 5, 3, 2, 7, 5, 3, 4, 0, 6, 8, 6, 7, 8, 1, 9,
-        10, 3, 7, 8, 6, 9, 0, 1, 4, 5, 8, 6, 7, 10, 1, 2, 5, 3, 4, 9, 10, 11, 12, 8, 7, 13,
-        14, 15, 16, 10, 11, 9, 8, 13, 12, 0, 15, 16, 17, 14, 11, 9, 10, 7, 12, 14, 2, 13, 17, 6,
-        18, 15};
+        0,  1, 2,  2,  0,  1,  3,  4,  5,  6, 4,  5,  3,  2,  7,  5,  3,  4, 0, 6,
+        8,  6, 7,  8,  1,  9,  10, 3,  7,  8, 6,  9,  0,  1,  4,  5,  8,  6, 7, 10,
+        1,  2, 5,  3,  4,  9,  10, 11, 12, 8, 7,  13, 14, 15, 16, 10, 11, 9, 8, 13,
+        12, 0, 15, 16, 17, 14, 11, 9,  10, 7, 12, 14, 2,  13, 17, 6,  18, 15};
     const MemoryTable t = compute(12, 12, 2, 8);
     size_t k = 0;
     for (uint64_t n = 0; k < a317205.size(); ++n)
@@ -136,7 +136,8 @@ TEST(Engine, SymmetryBoundsAndPermutations) {
             ASSERT_FALSE(seen[t(x, y)]) << "value twice in row " << y;
             seen[t(x, y)] = true;
         }
-        for (uint64_t v = 0; v + 2 * y < n; ++v) ASSERT_TRUE(seen[v]) << "row " << y << " lacks " << v;
+        for (uint64_t v = 0; v + 2 * y < n; ++v)
+            ASSERT_TRUE(seen[v]) << "row " << y << " lacks " << v;
     }
 }
 

@@ -21,15 +21,17 @@ TEST(Periodicity, MatchesBruteForceOnRandomSequences) {
         const uint64_t n = 1 + rng() % 200, period = 1 + rng() % 20, pre = rng() % 60;
         std::vector<int64_t> s(n);
         for (uint64_t i = 0; i < n; ++i)
-            s[i] = i < pre ? static_cast<int64_t>(rng() % 3) : static_cast<int64_t>((i - pre) % period % 3);
+            s[i] = i < pre ? static_cast<int64_t>(rng() % 3)
+                           : static_cast<int64_t>((i - pre) % period % 3);
         const auto all = preperiods_for_all_periods(s);
-        for (uint64_t p = 1; p < n; ++p) ASSERT_EQ(all[p], brute_pre(s, p)) << "n=" << n << " p=" << p;
+        for (uint64_t p = 1; p < n; ++p)
+            ASSERT_EQ(all[p], brute_pre(s, p)) << "n=" << n << " p=" << p;
     }
 }
 
 TEST(Periodicity, KnownPeriodAndPreperiod) {
     std::vector<int64_t> s;
-    for (int i = 0; i < 13; ++i) s.push_back(100 + i);        // preperiod 13
+    for (int i = 0; i < 13; ++i) s.push_back(100 + i);  // preperiod 13
     for (int i = 0; i < 200; ++i) s.push_back(std::vector<int64_t>{4, 1, 1, 7, 2}[i % 5]);
     const auto r = find_row_period(s);
     ASSERT_TRUE(r);

@@ -21,10 +21,10 @@ MexKernel best_mex_kernel();
 const char* mex_kernel_name(MexKernel kernel);
 
 struct EngineOptions {
-    uint64_t rows = 0;   // Y
-    uint64_t cols = 0;   // X
-    int threads = 0;     // 0: OpenMP's default (OMP_NUM_THREADS, else all cores)
-    uint32_t tile = 0;   // side of the square tiles; 0: chosen from the table size
+    uint64_t rows = 0;  // Y
+    uint64_t cols = 0;  // X
+    int threads = 0;    // 0: OpenMP's default (OMP_NUM_THREADS, else all cores)
+    uint32_t tile = 0;  // side of the square tiles; 0: chosen from the table size
     MexKernel kernel = MexKernel::Auto;
     // Optional: counts finished cells, so another thread can report progress.
     std::atomic<uint64_t>* cells_done = nullptr;
@@ -33,13 +33,13 @@ struct EngineOptions {
 };
 
 struct EngineStats {
-    uint64_t cells = 0;          // cells computed
-    double seconds = 0.0;        // wall time of the computation
-    int threads = 0;             // threads actually used
-    uint32_t tile = 0;           // tile side actually used
+    uint64_t cells = 0;                  // cells computed
+    double seconds = 0.0;                // wall time of the computation
+    int threads = 0;                     // threads actually used
+    uint32_t tile = 0;                   // tile side actually used
     MexKernel kernel = MexKernel::Auto;  // kernel actually used
-    uint64_t peak_state_bytes = 0;  // largest total size of the set windows at any time
-    bool cancelled = false;      // stopped early through EngineOptions::cancel
+    uint64_t peak_state_bytes = 0;       // largest total size of the set windows at any time
+    bool cancelled = false;              // stopped early through EngineOptions::cancel
 };
 
 // The tile side the engine uses for a table when none is given.

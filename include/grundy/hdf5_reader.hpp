@@ -13,7 +13,7 @@
 namespace grundy {
 
 class Hdf5TableReader {
-public:
+  public:
     explicit Hdf5TableReader(const std::string& path, bool allow_incomplete = false);
     ~Hdf5TableReader();
     Hdf5TableReader(const Hdf5TableReader&) = delete;
@@ -36,7 +36,7 @@ public:
     std::optional<int64_t> int_attribute(const char* name) const;
     std::optional<double> double_attribute(const char* name) const;
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -40,7 +40,7 @@ struct RunRecord {
 };
 
 class Hdf5Writer final : public TileSink {
-public:
+  public:
     // Checks the path (exists without force, missing or unwritable directory) and creates the
     // file. Throws grundy::Error with a one-line message.
     explicit Hdf5Writer(Hdf5WriterOptions options);
@@ -56,11 +56,11 @@ public:
     // Waits for every chunk to be on disk, records the run, then marks the file complete.
     void finish(const RunRecord& record);
 
-    uint64_t raw_bytes() const;         // size of the table uncompressed
-    uint64_t bytes_written() const;     // chunk bytes stored
-    uint64_t file_bytes() const;        // size of the finished file
+    uint64_t raw_bytes() const;      // size of the table uncompressed
+    uint64_t bytes_written() const;  // chunk bytes stored
+    uint64_t file_bytes() const;     // size of the finished file
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -9,7 +9,7 @@
 namespace grundy {
 
 class MemoryTable final : public TileSink {
-public:
+  public:
     MemoryTable() = default;
     MemoryTable(uint64_t rows, uint64_t cols) { resize(rows, cols); }
 
@@ -26,7 +26,7 @@ public:
     uint32_t operator()(uint64_t x, uint64_t y) const { return values_[y * cols_ + x]; }
     const std::vector<uint32_t>& values() const { return values_; }
 
-private:
+  private:
     void resize(uint64_t rows, uint64_t cols) {
         rows_ = rows;
         cols_ = cols;

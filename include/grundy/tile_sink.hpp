@@ -25,7 +25,7 @@ struct TableShape {
 };
 
 class TileSink {
-public:
+  public:
     virtual ~TileSink() = default;
     // Called once, before any tile, from the calling thread.
     virtual void begin(const TableShape& /*shape*/) {}
@@ -36,7 +36,7 @@ public:
 
 // Discards every tile (grundy compute --no-output).
 class NullSink final : public TileSink {
-public:
+  public:
     void consume(const TileView&) override {}
 };
 

@@ -1,6 +1,6 @@
 // The P-positions pass: the zeros of the table against (a_n, a_n + n) and (a_n + n, a_n), with
-// a_n = floor(n * phi) computed exactly (grundy::wythoff_a, shared with the player). Floating-point phi goes
-// wrong for large n; 128-bit integers do not.
+// a_n = floor(n * phi) computed exactly (grundy::wythoff_a, shared with the player). Floating-point
+// phi goes wrong for large n; 128-bit integers do not.
 #include <algorithm>
 #include <cmath>
 

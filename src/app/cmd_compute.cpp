@@ -17,6 +17,7 @@ namespace grundy::app {
 namespace {
 
 void describe(po::options_description& o, std::vector<std::string>&) {
+    // clang-format off
     o.add_options()
         ("rows", po::value<std::string>()->required(), "rows Y: the table holds y = 0..Y-1")
         ("cols", po::value<std::string>()->required(), "columns X: the table holds x = 0..X-1")
@@ -32,6 +33,7 @@ void describe(po::options_description& o, std::vector<std::string>&) {
         ("force", po::bool_switch(), "overwrite an existing output file")
         ("progress", po::bool_switch(), "show progress on stderr even when it is not a terminal")
         ("quiet,q", po::bool_switch(), "no progress and no summary");
+    // clang-format on
 }
 
 MexKernel parse_kernel(const std::string& s) {
@@ -51,8 +53,8 @@ void check_fits(uint64_t rows, uint64_t cols, uint32_t tile, const std::string* 
                     " table needs about " + human_bytes(static_cast<double>(state)) +
                     " of state; this machine has " + human_bytes(static_cast<double>(memory)));
     if (!output) return;
-    const double raw = static_cast<double>(rows) * static_cast<double>(cols) *
-                       value_bytes(rows, cols);
+    const double raw =
+        static_cast<double>(rows) * static_cast<double>(cols) * value_bytes(rows, cols);
     // Tables compress to about 60-70% with shuffle + deflate; assume 80% to be safe.
     const double expected = compression.kind == Compression::Kind::None ? raw : 0.8 * raw;
     const uint64_t free = free_disk_bytes(*output);
@@ -86,8 +88,9 @@ int run(const po::variables_map& v) {
 
     const bool quiet = v["quiet"].as<bool>();
     std::unique_ptr<Hdf5Writer> writer;
-    if (has_output) writer = std::make_unique<Hdf5Writer>(
-                        Hdf5WriterOptions{output, v["force"].as<bool>(), compression});
+    if (has_output)
+        writer = std::make_unique<Hdf5Writer>(
+            Hdf5WriterOptions{output, v["force"].as<bool>(), compression});
     NullSink discard;
     TileSink& sink = writer ? static_cast<TileSink&>(*writer) : discard;
 
@@ -98,11 +101,11 @@ int run(const po::variables_map& v) {
     progress.stop();
     if (stats.cancelled)
         throw Error("interrupted by signal " + std::to_string(stop_signal()) + " after " +
-                    std::to_string(stats.cells) + " of " + std::to_string(rows * cols) +
-                    " cells" + (writer ? "; the unfinished " + output + " was removed" : ""));
+                    std::to_string(stats.cells) + " of " + std::to_string(rows * cols) + " cells" +
+                    (writer ? "; the unfinished " + output + " was removed" : ""));
     if (writer)
-        writer->finish(RunRecord{stats.threads, stats.tile, mex_kernel_name(stats.kernel),
-                                 stats.seconds});
+        writer->finish(
+            RunRecord{stats.threads, stats.tile, mex_kernel_name(stats.kernel), stats.seconds});
     if (!quiet) {
         char line[512];
         const double rate = stats.seconds > 0 ? stats.cells / stats.seconds : 0.0;
@@ -123,16 +126,15 @@ int run(const po::variables_map& v) {
     return 0;
 }
 
-const CommandRegistrar registrar({
-    "compute",
-    "fill the table g(x, y) for rows 0..Y-1, columns 0..X-1 into an HDF5 file",
-    "--rows Y --cols X (--output F.h5 | --no-output) [options]",
-    "Computes the Sprague-Grundy values of Wythoff's game for every position (x, y) with\n"
-    "x < X and y < Y by a tiled anti-diagonal wavefront on all cores, and streams the tiles\n"
-    "into F.h5: dataset /grundy of shape [Y, X] (f['grundy'][y, x] is g(x, y)), chunked,\n"
-    "shuffle + deflate compressed, with the run's attributes and complete = 1 written last.\n"
-    "Sizes may be written as 2^k. An interrupted run removes its unfinished file.",
-    10, describe, run});
+const CommandRegistrar registrar(
+    {"compute", "fill the table g(x, y) for rows 0..Y-1, columns 0..X-1 into an HDF5 file",
+     "--rows Y --cols X (--output F.h5 | --no-output) [options]",
+     "Computes the Sprague-Grundy values of Wythoff's game for every position (x, y) with\n"
+     "x < X and y < Y by a tiled anti-diagonal wavefront on all cores, and streams the tiles\n"
+     "into F.h5: dataset /grundy of shape [Y, X] (f['grundy'][y, x] is g(x, y)), chunked,\n"
+     "shuffle + deflate compressed, with the run's attributes and complete = 1 written last.\n"
+     "Sizes may be written as 2^k. An interrupted run removes its unfinished file.",
+     10, describe, run});
 
 }  // namespace
 }  // namespace grundy::app

@@ -65,7 +65,11 @@ void describe(po::options_description& o, std::vector<std::string>& positional) 
     positional = {"job", "override"};
 }
 
-int run(const po::variables_map&) { return 0; }  // never called: see run_job below
+// Never called: `run` takes arbitrary options after the job file, so main() sends it to
+// run_job instead of the generic parser; `describe` above only documents it.
+int run(const po::variables_map&) {
+    return 0;
+}
 
 // `run` takes arbitrary options after the job file, so it parses its own arguments.
 int run_job(const Args& args) {
@@ -121,6 +125,8 @@ const CommandRegistrar registrar({"run", "run a job file (INI sections named aft
 
 }  // namespace
 
-int run_job_file(const Args& args) { return run_job(args); }
+int run_job_file(const Args& args) {
+    return run_job(args);
+}
 
 }  // namespace grundy::app

@@ -23,7 +23,9 @@ CommandRegistrar::CommandRegistrar(const Command& command) {
               [](const Command& a, const Command& b) { return a.order < b.order; });
 }
 
-const std::vector<Command>& commands() { return registry(); }
+const std::vector<Command>& commands() {
+    return registry();
+}
 
 const Command* find_command(const std::string& name) {
     for (const auto& c : registry())
@@ -38,14 +40,14 @@ int run_command(const Command& command, const Args& args, const JobSection* job)
     options.add_options()("help,h", "show this help");
     po::positional_options_description positional;
     for (size_t i = 0; i < positional_names.size(); ++i)
-        positional.add(positional_names[i].c_str(),
-                       i + 1 == positional_names.size() ? -1 : 1);
+        positional.add(positional_names[i].c_str(), i + 1 == positional_names.size() ? -1 : 1);
 
     po::variables_map values;
     try {
         po::command_line_parser parser(args);
-        parser.options(options).positional(positional).style(
-            po::command_line_style::unix_style ^ po::command_line_style::allow_guessing);
+        parser.options(options)
+            .positional(positional)
+            .style(po::command_line_style::unix_style ^ po::command_line_style::allow_guessing);
         po::store(parser.run(), values);
         if (values.count("help")) {
             std::cout << "Usage: grundy " << command.name << " " << command.usage << "\n\n"

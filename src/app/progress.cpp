@@ -7,12 +7,16 @@
 namespace grundy::app {
 
 ProgressReporter::ProgressReporter(bool enabled, uint64_t total, std::string unit)
-    : enabled_(enabled), total_(total), unit_(std::move(unit)),
+    : enabled_(enabled),
+      total_(total),
+      unit_(std::move(unit)),
       start_(std::chrono::steady_clock::now()) {
     if (enabled_) thread_ = std::thread([this] { loop(); });
 }
 
-ProgressReporter::~ProgressReporter() { stop(); }
+ProgressReporter::~ProgressReporter() {
+    stop();
+}
 
 void ProgressReporter::stop() {
     {

@@ -13,7 +13,7 @@
 namespace grundy::app {
 
 class ProgressReporter {
-public:
+  public:
     // Shows nothing unless `enabled`. `total` is the number of units (cells) expected.
     ProgressReporter(bool enabled, uint64_t total, std::string unit = "cells");
     ~ProgressReporter();  // stops and clears the line
@@ -23,7 +23,7 @@ public:
     std::atomic<uint64_t>& counter() { return done_; }
     void stop();
 
-private:
+  private:
     void loop();
     void print(bool final);
 

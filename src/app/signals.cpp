@@ -7,7 +7,8 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 std::atomic<int> g_signal{0};
-static_assert(std::atomic<bool>::is_always_lock_free, "the handler may only touch lock-free atomics");
+static_assert(std::atomic<bool>::is_always_lock_free,
+              "the handler may only touch lock-free atomics");
 
 extern "C" void on_stop_signal(int sig) {
     g_signal.store(sig);
@@ -25,6 +26,8 @@ const std::atomic<bool>& install_stop_handlers() {
     return g_stop;
 }
 
-int stop_signal() { return g_signal.load(); }
+int stop_signal() {
+    return g_signal.load();
+}
 
 }  // namespace grundy::app

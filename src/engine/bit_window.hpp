@@ -95,7 +95,7 @@ struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows 
     uint64_t full_summary(uint64_t s) const { return *summary_at(s); }
     uint64_t word(uint64_t w) const { return *word_at(w); }
 
-private:
+  private:
     uint64_t* word_at(uint64_t w) const { return reinterpret_cast<uint64_t*>(word_origin + 8 * w); }
     uint64_t* summary_at(uint64_t s) const {
         return reinterpret_cast<uint64_t*>(full_origin + 8 * s);

@@ -8,13 +8,16 @@ bool mex_kernel_supported(MexKernel kernel) {
     switch (kernel) {
         case MexKernel::Auto:
         case MexKernel::Portable:
-        case MexKernel::Summary: return true;
+        case MexKernel::Summary:
+            return true;
 #if defined(__x86_64__)
-        case MexKernel::Avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi");
+        case MexKernel::Avx2:
+            return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi");
         case MexKernel::Avx512:
             return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("bmi");
 #else
-        default: return false;
+        default:
+            return false;
 #endif
     }
     return false;
@@ -23,15 +26,22 @@ bool mex_kernel_supported(MexKernel kernel) {
 // The two-level scan beats the flat vector scans wherever the scans are long (1.6x against
 // AVX-512 on a 16384 square, one thread) and costs no more where they are short, so it is the
 // default on every CPU; the flat kernels stay for comparison and for the tests.
-MexKernel best_mex_kernel() { return MexKernel::Summary; }
+MexKernel best_mex_kernel() {
+    return MexKernel::Summary;
+}
 
 const char* mex_kernel_name(MexKernel kernel) {
     switch (kernel) {
-        case MexKernel::Auto: return "auto";
-        case MexKernel::Portable: return "portable";
-        case MexKernel::Avx2: return "avx2";
-        case MexKernel::Avx512: return "avx512";
-        case MexKernel::Summary: return "summary";
+        case MexKernel::Auto:
+            return "auto";
+        case MexKernel::Portable:
+            return "portable";
+        case MexKernel::Avx2:
+            return "avx2";
+        case MexKernel::Avx512:
+            return "avx512";
+        case MexKernel::Summary:
+            return "summary";
     }
     return "?";
 }
@@ -44,10 +54,14 @@ SweepFn select_sweep(MexKernel kernel) {
         throw Error(std::string("this CPU cannot run the ") + mex_kernel_name(kernel) +
                     " mex kernel");
     switch (kernel) {
-        case MexKernel::Avx512: return sweep_tile_avx512;
-        case MexKernel::Avx2: return sweep_tile_avx2;
-        case MexKernel::Summary: return sweep_tile_summary;
-        default: return sweep_tile_portable;
+        case MexKernel::Avx512:
+            return sweep_tile_avx512;
+        case MexKernel::Avx2:
+            return sweep_tile_avx2;
+        case MexKernel::Summary:
+            return sweep_tile_summary;
+        default:
+            return sweep_tile_portable;
     }
 }
 

@@ -3,8 +3,8 @@
 // caller on a CPU without it); kernel_dispatch.cpp calls them only where the CPU has AVX2.
 #include <immintrin.h>
 
-#include "engine/sweep.hpp"
 #include "engine/strip_windows.hpp"
+#include "engine/sweep.hpp"
 #include "engine/tile_fill.hpp"
 
 namespace grundy::engine {
@@ -37,8 +37,8 @@ inline uint64_t mex_scan_avx2(const BitWindow& a, const BitWindow& b, const BitW
 }
 
 #define MEX_SCAN mex_scan_avx2
-#include "engine/tile_sweep.hpp"
 #include "engine/strip_sweep.hpp"
+#include "engine/tile_sweep.hpp"
 #undef MEX_SCAN
 
 }  // namespace

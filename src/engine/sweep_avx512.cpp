@@ -2,8 +2,8 @@
 // windows joined by one ternary-logic instruction. Same isolation as sweep_avx2.cpp.
 #include <immintrin.h>
 
-#include "engine/sweep.hpp"
 #include "engine/strip_windows.hpp"
+#include "engine/sweep.hpp"
 #include "engine/tile_fill.hpp"
 
 namespace grundy::engine {
@@ -23,9 +23,9 @@ inline uint64_t mex_scan_avx512(const BitWindow& a, const BitWindow& b, const Bi
     const __m512i ones = _mm512_set1_epi64(-1);
     for (uint64_t k = 1;; k += 8) {
         // 0xFE: the truth table of a | b | c.
-        const __m512i v = _mm512_ternarylogic_epi64(_mm512_loadu_si512(pa + k),
-                                                    _mm512_loadu_si512(pb + k),
-                                                    _mm512_loadu_si512(pc + k), 0xFE);
+        const __m512i v =
+            _mm512_ternarylogic_epi64(_mm512_loadu_si512(pa + k), _mm512_loadu_si512(pb + k),
+                                      _mm512_loadu_si512(pc + k), 0xFE);
         const __mmask8 open = _mm512_cmpneq_epi64_mask(v, ones);
         if (open) {
             const uint64_t j = k + static_cast<uint64_t>(__builtin_ctz(open));
@@ -36,8 +36,8 @@ inline uint64_t mex_scan_avx512(const BitWindow& a, const BitWindow& b, const Bi
 }
 
 #define MEX_SCAN mex_scan_avx512
-#include "engine/tile_sweep.hpp"
 #include "engine/strip_sweep.hpp"
+#include "engine/tile_sweep.hpp"
 #undef MEX_SCAN
 
 }  // namespace

@@ -1,16 +1,16 @@
 // The tile sweeps with the portable mex kernels (any CPU): the flat word-by-word scan and the
 // two-level scan over the windows' summaries of full words.
 #include "engine/mex_kernel.hpp"
-#include "engine/sweep.hpp"
 #include "engine/strip_windows.hpp"
+#include "engine/sweep.hpp"
 #include "engine/tile_fill.hpp"
 
 namespace grundy::engine {
 namespace flat {
 namespace {
 #define MEX_SCAN mex_scan_portable
-#include "engine/tile_sweep.hpp"
 #include "engine/strip_sweep.hpp"
+#include "engine/tile_sweep.hpp"
 #undef MEX_SCAN
 }  // namespace
 }  // namespace flat
@@ -18,8 +18,8 @@ namespace {
 namespace summary {
 namespace {
 #define MEX_SCAN mex_scan_summary
-#include "engine/tile_sweep.hpp"
 #include "engine/strip_sweep.hpp"
+#include "engine/tile_sweep.hpp"
 #undef MEX_SCAN
 }  // namespace
 }  // namespace summary

@@ -13,14 +13,18 @@
 namespace grundy::engine {
 
 struct TableState {
-    uint64_t rows = 0;  // Y
-    uint64_t cols = 0;  // X
+    uint64_t rows = 0;                 // Y
+    uint64_t cols = 0;                 // X
     std::vector<BitWindow> row_sets;   // row y
     std::vector<BitWindow> col_sets;   // column x
     std::vector<BitWindow> diag_sets;  // diagonal x - y, at index x - y + Y - 1
 
     TableState(uint64_t rows_, uint64_t cols_)
-        : rows(rows_), cols(cols_), row_sets(rows_), col_sets(cols_), diag_sets(rows_ + cols_ - 1) {}
+        : rows(rows_),
+          cols(cols_),
+          row_sets(rows_),
+          col_sets(cols_),
+          diag_sets(rows_ + cols_ - 1) {}
     TableState(const TableState&) = delete;
     TableState& operator=(const TableState&) = delete;
     ~TableState() {

@@ -89,7 +89,8 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
     // worker that sweeps the mirror fills it (tile_fill.hpp). Both lie on one tile
     // anti-diagonal, whose tiles share no set, so the fill needs no more synchronisation.
     auto region = [&](uint64_t i, uint64_t j) {
-        return std::array<uint64_t, 4>{i * B, std::min(X, i * B + B), j * B, std::min(Y, j * B + B)};
+        return std::array<uint64_t, 4>{i * B, std::min(X, i * B + B), j * B,
+                                       std::min(Y, j * B + B)};
     };
     auto mirrored = [&](uint64_t i, uint64_t j) {  // is (i, j) the transpose of (j, i)?
         if (i == j || i >= tiles_y || j >= tiles_x) return false;

@@ -103,8 +103,8 @@ size_t zlib_stream_of_planes(const uint8_t* data, size_t values, unsigned planes
     if (tail > 0) {
         const size_t at = out.size();
         out.resize(at + libdeflate_deflate_compress_bound(c, tail));
-        const size_t n = libdeflate_deflate_compress(c, data + head, tail, out.data() + at,
-                                                     out.size() - at);
+        const size_t n =
+            libdeflate_deflate_compress(c, data + head, tail, out.data() + at, out.size() - at);
         if (n == 0) return SIZE_MAX;
         out.resize(at + n);
     } else {
@@ -115,7 +115,8 @@ size_t zlib_stream_of_planes(const uint8_t* data, size_t values, unsigned planes
         out.push_back(0xFF);
     }
     const uint32_t adler = libdeflate_adler32(1, data, total);
-    for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<uint8_t>(adler >> shift));
+    for (int shift = 24; shift >= 0; shift -= 8)
+        out.push_back(static_cast<uint8_t>(adler >> shift));
     return out.size();
 }
 

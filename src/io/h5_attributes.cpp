@@ -7,7 +7,9 @@
 
 namespace grundy::io {
 
-void silence_hdf5_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+void silence_hdf5_errors() {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
 
 namespace {
 

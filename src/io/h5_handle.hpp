@@ -8,11 +8,12 @@
 namespace grundy::io {
 
 class H5Handle {
-public:
+  public:
     using Closer = herr_t (*)(hid_t);
     H5Handle() = default;
     H5Handle(hid_t id, Closer closer) : id_(id), closer_(closer) {}
-    H5Handle(H5Handle&& o) noexcept : id_(std::exchange(o.id_, H5I_INVALID_HID)), closer_(o.closer_) {}
+    H5Handle(H5Handle&& o) noexcept
+        : id_(std::exchange(o.id_, H5I_INVALID_HID)), closer_(o.closer_) {}
     H5Handle& operator=(H5Handle&& o) noexcept {
         if (this != &o) {
             reset();
@@ -33,7 +34,7 @@ public:
         return ok;
     }
 
-private:
+  private:
     hid_t id_ = H5I_INVALID_HID;
     Closer closer_ = nullptr;
 };

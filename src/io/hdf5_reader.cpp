@@ -57,8 +57,7 @@ Hdf5TableReader::Hdf5TableReader(const std::string& path, bool allow_incomplete)
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) throw Error("no such file: " + path);
     if (std::filesystem::is_directory(path, ec)) throw Error(path + " is a directory, not a table");
-    if (H5Fis_hdf5(path.c_str()) <= 0)
-        throw Error(path + " is not an HDF5 file (or is truncated)");
+    if (H5Fis_hdf5(path.c_str()) <= 0) throw Error(path + " is not an HDF5 file (or is truncated)");
     m.file = H5Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
     if (!m.file.valid()) throw Error("cannot open " + path + " (damaged or truncated HDF5 file?)");
     if (H5Lexists(m.file.get(), "grundy", H5P_DEFAULT) <= 0)
@@ -83,18 +82,31 @@ Hdf5TableReader::Hdf5TableReader(const std::string& path, bool allow_incomplete)
     const auto complete = io::read_int_attribute(m.file.get(), "complete");
     m.complete = complete && *complete == 1;
     if (!m.complete && !allow_incomplete)
-        throw Error(path + " is incomplete (its 'complete' attribute is not 1): the run that "
-                           "wrote it did not finish");
+        throw Error(path +
+                    " is incomplete (its 'complete' attribute is not 1): the run that "
+                    "wrote it did not finish");
 }
 
 Hdf5TableReader::~Hdf5TableReader() = default;
 
-const std::string& Hdf5TableReader::path() const { return impl_->path; }
-uint64_t Hdf5TableReader::rows() const { return impl_->rows; }
-uint64_t Hdf5TableReader::cols() const { return impl_->cols; }
-uint64_t Hdf5TableReader::chunk_rows() const { return impl_->chunk_rows; }
-uint64_t Hdf5TableReader::chunk_cols() const { return impl_->chunk_cols; }
-bool Hdf5TableReader::complete() const { return impl_->complete; }
+const std::string& Hdf5TableReader::path() const {
+    return impl_->path;
+}
+uint64_t Hdf5TableReader::rows() const {
+    return impl_->rows;
+}
+uint64_t Hdf5TableReader::cols() const {
+    return impl_->cols;
+}
+uint64_t Hdf5TableReader::chunk_rows() const {
+    return impl_->chunk_rows;
+}
+uint64_t Hdf5TableReader::chunk_cols() const {
+    return impl_->chunk_cols;
+}
+bool Hdf5TableReader::complete() const {
+    return impl_->complete;
+}
 
 void Hdf5TableReader::read(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height,
                            uint32_t* out) const {
@@ -108,8 +120,8 @@ void Hdf5TableReader::read(uint64_t x0, uint64_t y0, uint64_t width, uint64_t he
     const hsize_t start[2] = {y0, x0}, count[2] = {height, width};
     H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, nullptr, count, nullptr);
     H5Handle mspace(H5Screate_simple(2, count, nullptr), H5Sclose);
-    if (H5Dread(m.dataset.get(), H5T_NATIVE_UINT32, mspace.get(), fspace.get(), H5P_DEFAULT,
-                out) < 0)
+    if (H5Dread(m.dataset.get(), H5T_NATIVE_UINT32, mspace.get(), fspace.get(), H5P_DEFAULT, out) <
+        0)
         throw Error("cannot read " + m.path + " (damaged or truncated file?)");
 }
 

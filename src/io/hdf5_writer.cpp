@@ -44,8 +44,8 @@ Compression Compression::parse(const std::string& text) {
             return c;
         }
     }
-    throw Error("compression must be none, deflate or deflate:LEVEL with LEVEL 1..9, not '" +
-                text + "'");
+    throw Error("compression must be none, deflate or deflate:LEVEL with LEVEL 1..9, not '" + text +
+                "'");
 }
 
 std::string Compression::describe() const {
@@ -160,10 +160,10 @@ Hdf5Writer::Hdf5Writer(Hdf5WriterOptions options) : impl_(std::make_unique<Impl>
             throw Error("output file " + path + " exists (use --force to overwrite it)");
         if (fs::is_directory(p, ec)) throw Error("output path " + path + " is a directory");
     }
-    impl_->file = H5Handle(
-        H5Fcreate(path.c_str(), impl_->options.force ? H5F_ACC_TRUNC : H5F_ACC_EXCL, H5P_DEFAULT,
-                  H5P_DEFAULT),
-        H5Fclose);
+    impl_->file =
+        H5Handle(H5Fcreate(path.c_str(), impl_->options.force ? H5F_ACC_TRUNC : H5F_ACC_EXCL,
+                           H5P_DEFAULT, H5P_DEFAULT),
+                 H5Fclose);
     if (!impl_->file.valid()) throw Error("cannot create " + path);
     const hid_t f = impl_->file.get();
     io::write_attribute(f, "complete", int32_t{0});
@@ -210,8 +210,7 @@ void Hdf5Writer::begin(const TableShape& shape) {
     H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_INCR);
     const hid_t type = m.bytes_per_value == 2 ? H5T_STD_U16LE : H5T_STD_U32LE;
     m.dataset = H5Handle(
-        H5Dcreate2(f, "grundy", type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-        H5Dclose);
+        H5Dcreate2(f, "grundy", type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose);
     if (!m.dataset.valid()) throw Error("cannot create dataset /grundy in " + m.options.path);
     io::write_attribute(m.dataset.get(), "description",
                         std::string("g(x, y) of Wythoff's game at [y, x]"));
@@ -270,7 +269,9 @@ void Hdf5Writer::finish(const RunRecord& record) {
 uint64_t Hdf5Writer::raw_bytes() const {
     return impl_->shape.rows * impl_->shape.cols * impl_->bytes_per_value;
 }
-uint64_t Hdf5Writer::bytes_written() const { return impl_->written; }
+uint64_t Hdf5Writer::bytes_written() const {
+    return impl_->written;
+}
 uint64_t Hdf5Writer::file_bytes() const {
     std::error_code ec;
     const auto n = fs::file_size(impl_->options.path, ec);
