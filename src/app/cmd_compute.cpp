@@ -36,13 +36,6 @@ void describe(po::options_description& o, std::vector<std::string>&) {
     // clang-format on
 }
 
-MexKernel parse_kernel(const std::string& s) {
-    for (MexKernel k : {MexKernel::Auto, MexKernel::Portable, MexKernel::Avx2, MexKernel::Avx512,
-                        MexKernel::Summary})
-        if (s == mex_kernel_name(k)) return k;
-    throw Error("--kernel must be auto, summary, avx512, avx2 or portable, got '" + s + "'");
-}
-
 // Refuses up front what this machine cannot hold, with the estimate in the message.
 void check_fits(uint64_t rows, uint64_t cols, uint32_t tile, const std::string* output,
                 const Compression& compression) {
@@ -77,10 +70,7 @@ int run(const po::variables_map& v) {
     engine.cols = cols;
     engine.threads = parse_threads(v);
     engine.tile = v.count("tile") ? static_cast<uint32_t>(count_option(v, "tile", 8, 4096)) : 0;
-    engine.kernel = parse_kernel(v["kernel"].as<std::string>());
-    if (!mex_kernel_supported(engine.kernel))
-        throw Error(std::string("this CPU cannot run the ") + mex_kernel_name(engine.kernel) +
-                    " kernel");
+    engine.kernel = parse_mex_kernel(v["kernel"].as<std::string>());
     const Compression compression = Compression::parse(v["compression"].as<std::string>());
     const std::string output = has_output ? v["output"].as<std::string>() : std::string();
     const uint32_t tile = engine.tile ? engine.tile : default_tile(rows, cols);

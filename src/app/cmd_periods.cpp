@@ -48,18 +48,12 @@ void describe(po::options_description& o, std::vector<std::string>&) {
          "bytes for phase 1's ring of recent values (spares the second pass when the strip's "
          "period divides its length); 0: always two passes")
         ("kernel", po::value<std::string>()->default_value("auto"),
-         "mex kernel: auto | portable | avx2 | avx512")
+         "mex kernel: auto | summary | avx512 | avx2 | portable")
         ("progress", po::bool_switch(), "show progress on stderr even when it is not a terminal")
         ("quiet,q", po::bool_switch(), "no progress and no summary")
         ("test-delay-us", po::value<std::string>(),
          "testing aid: sleep this many microseconds after every column");
     // clang-format on
-}
-
-MexKernel parse_kernel(const std::string& s) {
-    for (MexKernel k : {MexKernel::Auto, MexKernel::Portable, MexKernel::Avx2, MexKernel::Avx512})
-        if (s == mex_kernel_name(k)) return k;
-    throw Error("--kernel must be auto, portable, avx2 or avx512, got '" + s + "'");
 }
 
 double parse_seconds(const std::string& text) {
@@ -137,7 +131,7 @@ int run(const po::variables_map& v) {
     PeriodsOptions o;
     o.rows = count_option(v, "rows", 1, 16384);
     (void)parse_threads(v);  // validated, but one thread sweeps a strip
-    o.kernel = parse_kernel(v["kernel"].as<std::string>());
+    o.kernel = parse_mex_kernel(v["kernel"].as<std::string>());
     if (!mex_kernel_supported(o.kernel))
         throw Error(std::string("this CPU cannot run the ") + mex_kernel_name(o.kernel) +
                     " kernel");

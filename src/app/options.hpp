@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "grundy/engine.hpp"
+
 namespace grundy::app {
 
 namespace po = boost::program_options;
@@ -26,5 +28,9 @@ uint64_t count_option(const po::variables_map& values, const char* name, uint64_
 // --threads: a count from 1 up, or absent for the OpenMP default (OMP_NUM_THREADS, else all
 // cores). Returns 0 for the default.
 int parse_threads(const po::variables_map& values);
+
+// --kernel: auto | summary | avx512 | avx2 | portable. Throws grundy::Error otherwise, and
+// when this CPU cannot run the kernel asked for.
+MexKernel parse_mex_kernel(const std::string& text);
 
 }  // namespace grundy::app
