@@ -22,7 +22,7 @@ void print_usage(std::ostream& out) {
            "Commands:\n";
     for (const auto& c : grundy::app::commands()) {
         out << "  " << c.name;
-        for (size_t n = std::strlen(c.name); n < 12; ++n) out << ' ';
+        for (size_t n = std::strlen(c.name); n < 13; ++n) out << ' ';
         out << c.summary << "\n";
     }
     out << "\nOptions:\n  --help       show this help\n  --version    print the version\n";
