@@ -42,8 +42,8 @@ struct EngineStats {
     bool cancelled = false;              // stopped early through EngineOptions::cancel
 };
 
-// The tile side the engine uses for a table when none is given.
-uint32_t default_tile(uint64_t rows, uint64_t cols);
+// The tile side the engine uses for a table when none is given, for `threads` workers.
+uint32_t default_tile(uint64_t rows, uint64_t cols, int threads);
 
 // Upper estimate of the engine's state (set windows) for a table, in bytes.
 uint64_t estimate_state_bytes(uint64_t rows, uint64_t cols, uint32_t tile);

@@ -1,4 +1,6 @@
 // grundy compute: fill a table and stream it into an HDF5 file (or discard it, for benchmarks).
+#include <omp.h>
+
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -25,7 +27,7 @@ void describe(po::options_description& o, std::vector<std::string>&) {
         ("no-output", po::bool_switch(), "compute and discard the table (benchmarks)")
         ("threads,t", po::value<std::string>(),
          "worker threads (default: OMP_NUM_THREADS, else all cores)")
-        ("tile", po::value<std::string>(), "side of the square tiles (8..4096; default 256)")
+        ("tile", po::value<std::string>(), "side of the square tiles (8..4096; default: 512, smaller for small tables)")
         ("compression", po::value<std::string>()->default_value("deflate"),
          "none | deflate | deflate:LEVEL (1..9); deflate is shuffle + deflate level 1")
         ("kernel", po::value<std::string>()->default_value("auto"),
@@ -73,7 +75,10 @@ int run(const po::variables_map& v) {
     engine.kernel = parse_mex_kernel(v["kernel"].as<std::string>());
     const Compression compression = Compression::parse(v["compression"].as<std::string>());
     const std::string output = has_output ? v["output"].as<std::string>() : std::string();
-    const uint32_t tile = engine.tile ? engine.tile : default_tile(rows, cols);
+    const uint32_t tile =
+        engine.tile
+            ? engine.tile
+            : default_tile(rows, cols, engine.threads > 0 ? engine.threads : omp_get_max_threads());
     check_fits(rows, cols, tile, has_output ? &output : nullptr, compression);
 
     const bool quiet = v["quiet"].as<bool>();

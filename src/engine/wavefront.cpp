@@ -26,10 +26,15 @@
 
 namespace grundy {
 
-uint32_t default_tile(uint64_t rows, uint64_t cols) {
-    (void)rows;
-    (void)cols;
-    return engine::kDefaultTile;
+uint32_t default_tile(uint64_t rows, uint64_t cols, int threads) {
+    // As large as the table allows while each side still has kTilesPerThread tiles per thread
+    // for the task graph to keep every worker busy.
+    const uint64_t side = std::min(rows, cols);
+    const uint64_t workers = threads > 0 ? static_cast<uint64_t>(threads) : 1;
+    uint64_t tile = engine::kDefaultTile;
+    while (tile > engine::kSmallestDefaultTile && side < engine::kTilesPerThread * workers * tile)
+        tile /= 2;
+    return static_cast<uint32_t>(tile);
 }
 
 uint64_t estimate_state_bytes(uint64_t rows, uint64_t cols, uint32_t tile) {
@@ -67,8 +72,9 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
 
     EngineStats stats;
     stats.kernel = options.kernel == MexKernel::Auto ? best_mex_kernel() : options.kernel;
-    stats.tile = options.tile ? options.tile : default_tile(options.rows, options.cols);
     stats.threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+    stats.tile =
+        options.tile ? options.tile : default_tile(options.rows, options.cols, stats.threads);
 
     const uint64_t X = options.cols, Y = options.rows, B = stats.tile;
     const uint64_t tiles_x = (X + B - 1) / B, tiles_y = (Y + B - 1) / B;
