@@ -3,6 +3,7 @@
 
 #include "app/command.hpp"
 #include "app/options.hpp"
+#include "app/sum_options.hpp"
 #include "grundy/error.hpp"
 #include "grundy/play.hpp"
 
@@ -15,13 +16,10 @@ void describe(po::options_description& o, std::vector<std::string>& positional) 
         ("position", po::value<std::vector<std::string>>()->multitoken(), "X Y")
         ("sum", po::value<std::string>(),
          "a sum of games: \"wythoff:X,Y nim:HEAP sub:M1,M2,...:HEAP ...\"")
-        ("table", po::value<std::string>(), "Wythoff values of --sum from this table (F.h5)")
-        ("max-cells", po::value<std::string>()->default_value("2^26"),
-         "largest Wythoff table --sum computes on the fly (cells)")
-        ("threads,t", po::value<std::string>(), "threads for a table computed on the fly")
         ("all", po::bool_switch(), "list every winning move of X Y, best first")
         ("explain", po::bool_switch(), "print each component's value and the nim-sum");
     // clang-format on
+    describe_sum_value_options(o);
     positional.push_back("position");
 }
 
@@ -37,14 +35,7 @@ int run_sum(const po::variables_map& v) {
     if (v.count("position")) throw Error("give either a position X Y or --sum, not both");
     if (v["all"].as<bool>()) throw Error("--all applies to a position X Y, not to --sum");
     const GameSum sum = parse_sum(v["sum"].as<std::string>());
-    std::optional<WythoffValues> values;
-    bool wythoff = false;
-    for (const auto& c : sum) wythoff |= c.kind == SumComponent::Kind::Wythoff;
-    if (v.count("table"))
-        values = WythoffValues::from_file(v["table"].as<std::string>(), sum);
-    else if (wythoff)
-        values = WythoffValues::computed(sum, count_option(v, "max-cells", 1, uint64_t{1} << 40),
-                                         parse_threads(v));
+    const std::optional<WythoffValues> values = wythoff_values_for(v, sum);
     const WythoffValues* table = values ? &*values : nullptr;
     if (v["explain"].as<bool>()) {
         const SumAnalysis a = analyze_sum(sum, table);

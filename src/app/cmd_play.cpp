@@ -5,6 +5,7 @@
 
 #include "app/command.hpp"
 #include "app/options.hpp"
+#include "app/sum_options.hpp"
 #include "grundy/error.hpp"
 #include "grundy/play.hpp"
 
@@ -17,12 +18,10 @@ void describe(po::options_description& o, std::vector<std::string>& positional) 
         ("position", po::value<std::vector<std::string>>()->multitoken(), "X Y")
         ("sum", po::value<std::string>(),
          "play a sum of games: \"wythoff:X,Y nim:HEAP sub:M1,M2,...:HEAP ...\"")
-        ("table", po::value<std::string>(), "Wythoff values of --sum from this table (F.h5)")
-        ("max-cells", po::value<std::string>()->default_value("2^26"),
-         "largest Wythoff table --sum computes on the fly (cells)")
         ("max-moves", po::value<std::string>()->default_value("1000"),
          "stop after this many moves");
     // clang-format on
+    describe_sum_value_options(o);
     positional.push_back("position");
 }
 
@@ -34,14 +33,11 @@ void print_line(size_t i, const std::string& position, bool in_kernel) {
 int run_sum(const po::variables_map& v, uint64_t max_moves) {
     if (v.count("position")) throw Error("give either a position X Y or --sum, not both");
     const GameSum sum = parse_sum(v["sum"].as<std::string>());
-    std::optional<WythoffValues> values;
-    if (v.count("table"))
-        values = WythoffValues::from_file(v["table"].as<std::string>(), sum);
-    else
-        values = WythoffValues::computed(sum, count_option(v, "max-cells", 1, uint64_t{1} << 40));
-    const auto game = sum_perfect_game(sum, &*values, max_moves);
+    const std::optional<WythoffValues> values = wythoff_values_for(v, sum);
+    const WythoffValues* table = values ? &*values : nullptr;
+    const auto game = sum_perfect_game(sum, table, max_moves);
     for (size_t i = 0; i < game.size(); ++i)
-        print_line(i, format_sum(game[i]), analyze_sum(game[i], &*values).nim_sum == 0);
+        print_line(i, format_sum(game[i]), analyze_sum(game[i], table).nim_sum == 0);
     if (sum_losing_move(game.back()))
         std::cout << "stopped after " << max_moves << " moves (--max-moves)\n";
     std::cout << std::flush;

@@ -63,11 +63,13 @@ bool progress_wanted(bool progress_flag, bool quiet_flag) {
     return progress_flag || ::isatty(STDERR_FILENO);
 }
 
-std::string human(double value) {
-    const char* suffix[] = {"", " k", " M", " G", " T", " P"};
+namespace {
+
+// value in the largest unit (base^i) that keeps it at least 1, with that unit's suffix.
+std::string scaled(double value, double base, const char* const* suffix, int units) {
     int i = 0;
-    while (value >= 1000.0 && i < 5) {
-        value /= 1000.0;
+    while (value >= base && i + 1 < units) {
+        value /= base;
         ++i;
     }
     char buf[32];
@@ -75,16 +77,16 @@ std::string human(double value) {
     return buf;
 }
 
+}  // namespace
+
+std::string human(double value) {
+    static const char* const suffix[] = {"", " k", " M", " G", " T", " P"};
+    return scaled(value, 1000.0, suffix, 6);
+}
+
 std::string human_bytes(double bytes) {
-    const char* suffix[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    int i = 0;
-    while (bytes >= 1024.0 && i < 6) {
-        bytes /= 1024.0;
-        ++i;
-    }
-    char buf[32];
-    std::snprintf(buf, sizeof buf, i ? "%.2f %s" : "%.0f %s", bytes, suffix[i]);
-    return buf;
+    static const char* const suffix[] = {" B", " KiB", " MiB", " GiB", " TiB", " PiB", " EiB"};
+    return scaled(bytes, 1024.0, suffix, 7);
 }
 
 }  // namespace grundy::app
