@@ -49,15 +49,6 @@ void parse_passes(const std::string& text, AnalysisOptions& o) {
 
 namespace {
 
-std::string now_iso8601() {
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buffer[32];
-    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buffer;
-}
-
 void replace_dataset(hid_t group, const char* name, hid_t file_type, hid_t mem_type, int rank,
                      const hsize_t* dims, const void* data, H5Handle& out) {
     if (H5Lexists(group, name, H5P_DEFAULT) > 0) H5Ldelete(group, name, H5P_DEFAULT);
@@ -84,7 +75,7 @@ void store(const std::string& path, const AnalysisReport& r) {
     if (!group.valid()) throw Error("cannot create the group /analysis in " + path);
     const hid_t g = group.get();
     io::write_attribute(g, "software_version", std::string(kVersion));
-    io::write_attribute(g, "created", now_iso8601());
+    io::write_attribute(g, "created", io::iso8601_now());
     if (r.periods) {
         const auto& periods = *r.periods;
         std::vector<int64_t> table;

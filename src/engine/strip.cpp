@@ -77,38 +77,38 @@ uint64_t Strip::chunk(const BitWindow& w, int64_t v) {
     return r;
 }
 
+template <class Visit>
+bool Strip::for_each_state_word(uint64_t x, Visit&& visit) const {
+    for (const auto& seg : layout_) {
+        const BitWindow& w = window_of(seg, x);
+        const int64_t first = static_cast<int64_t>(x) + seg.start;
+        for (uint64_t k = 0; k * 64 < seg.bits; ++k) {
+            uint64_t c = chunk(w, first + static_cast<int64_t>(k * 64));
+            const uint64_t left = seg.bits - k * 64;
+            if (left < 64) c &= (uint64_t{1} << left) - 1;
+            if (!visit(seg.offset + k, c)) return false;
+        }
+    }
+    return true;
+}
+
 void Strip::snapshot(StripSnapshot& out) const {
     if (next_ == 0) throw Error("internal: snapshot of a strip before its first column");
     const uint64_t x = next_ - 1;
     out.rows = rows_;
     out.column = x;
     out.words.assign(state_words_, 0);
-    for (const auto& seg : layout_) {
-        const BitWindow& w = window_of(seg, x);
-        const int64_t first = static_cast<int64_t>(x) + seg.start;
-        for (uint64_t k = 0; k * 64 < seg.bits; ++k) {
-            uint64_t c = chunk(w, first + static_cast<int64_t>(k * 64));
-            const uint64_t left = seg.bits - k * 64;
-            if (left < 64) c &= (uint64_t{1} << left) - 1;
-            out.words[seg.offset + k] = c;
-        }
-    }
+    for_each_state_word(x, [&](uint64_t i, uint64_t word) {
+        out.words[i] = word;
+        return true;
+    });
 }
 
 bool Strip::matches(const StripSnapshot& s) const {
     if (next_ == 0 || s.rows != rows_ || s.words.size() != state_words_) return false;
-    const uint64_t x = next_ - 1;
-    for (const auto& seg : layout_) {
-        const BitWindow& w = window_of(seg, x);
-        const int64_t first = static_cast<int64_t>(x) + seg.start;
-        for (uint64_t k = 0; k * 64 < seg.bits; ++k) {
-            uint64_t c = chunk(w, first + static_cast<int64_t>(k * 64));
-            const uint64_t left = seg.bits - k * 64;
-            if (left < 64) c &= (uint64_t{1} << left) - 1;
-            if (c != s.words[seg.offset + k]) return false;
-        }
-    }
-    return true;
+    // Stops at the first differing word: cheap when the states differ, as they almost always do.
+    return for_each_state_word(next_ - 1,
+                               [&](uint64_t i, uint64_t word) { return word == s.words[i]; });
 }
 
 void Strip::restore(const StripSnapshot& s) {

@@ -65,6 +65,10 @@ class Strip {
     };
     const BitWindow& window_of(const Segment& seg, uint64_t x) const;
     static uint64_t chunk(const BitWindow& w, int64_t v);  // contains(v .. v + 63) as bits
+    // Calls visit(index, word) for every word of the relative state after column x, in
+    // snapshot order, until visit returns false. Returns whether it went through all of them.
+    template <class Visit>
+    bool for_each_state_word(uint64_t x, Visit&& visit) const;
 
     uint64_t rows_;
     uint64_t next_ = 0;

@@ -1,11 +1,21 @@
 #include "io/h5_attributes.hpp"
 
+#include <ctime>
 #include <vector>
 
 #include "grundy/error.hpp"
 #include "io/h5_handle.hpp"
 
 namespace grundy::io {
+
+std::string iso8601_now() {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
 
 void silence_hdf5_errors() {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);

@@ -59,15 +59,6 @@ unsigned value_bytes(uint64_t rows, uint64_t cols) {
 
 namespace {
 
-std::string iso8601_now() {
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
-
 // Makes sure what was written reaches the disk before the file is marked complete.
 void fsync_path(const std::string& path) {
     const int fd = ::open(path.c_str(), O_RDONLY);
@@ -170,7 +161,7 @@ Hdf5Writer::Hdf5Writer(Hdf5WriterOptions options) : impl_(std::make_unique<Impl>
     io::write_attribute(f, "game", std::string("wythoff"));
     io::write_attribute(f, "software", std::string(kSoftwareName));
     io::write_attribute(f, "software_version", std::string(kVersion));
-    io::write_attribute(f, "created", iso8601_now());
+    io::write_attribute(f, "created", io::iso8601_now());
     io::write_attribute(f, "compression", impl_->options.compression.describe());
 }
 

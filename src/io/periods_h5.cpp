@@ -42,15 +42,6 @@ void write_vector(hid_t group, const char* name, hid_t mem_type, hid_t file_type
         throw Error(std::string("cannot write dataset ") + name + " in " + path);
 }
 
-std::string now_iso8601() {
-    char buf[32];
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
-
 }  // namespace
 
 void write_periods_hdf5(const std::string& path, const PeriodsResult& result, bool force) {
@@ -67,7 +58,7 @@ void write_periods_hdf5(const std::string& path, const PeriodsResult& result, bo
         io::write_attribute(f, "game", std::string("wythoff"));
         io::write_attribute(f, "software", std::string(kSoftwareName));
         io::write_attribute(f, "software_version", std::string(kVersion));
-        io::write_attribute(f, "created", now_iso8601());
+        io::write_attribute(f, "created", io::iso8601_now());
         io::write_attribute(f, "rows", uint64_t{result.rows.size()});
         H5Handle analysis(H5Gcreate2(f, "analysis", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                           H5Gclose);
