@@ -52,7 +52,11 @@ INSTANTIATE_TEST_SUITE_P(
                       Shape{1, 257, 3, 8}, Shape{257, 1, 1, 0}, Shape{37, 53, 1, 8},
                       Shape{53, 37, 2, 8}, Shape{100, 100, 1, 0}, Shape{100, 100, 4, 16},
                       Shape{129, 70, 3, 32}, Shape{70, 129, 2, 24}, Shape{200, 150, 2, 64},
-                      Shape{150, 333, 4, 8}, Shape{12, 400, 2, 8}, Shape{400, 12, 2, 8}));
+                      Shape{150, 333, 4, 8}, Shape{12, 400, 2, 8}, Shape{400, 12, 2, 8},
+                      // Symmetric mode (every tile above the diagonal mirrored) in wide tables:
+                      Shape{64, 150, 2, 16}, Shape{48, 203, 3, 8}, Shape{96, 96, 3, 32},
+                      // One tile, taller than wide: not symmetric.
+                      Shape{21, 20, 1, 64}));
 
 // Every kernel this CPU runs gives the same table as the portable one.
 TEST(Engine, KernelsAgree) {

@@ -50,6 +50,21 @@ struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows 
         return (capacity + full_words) * 8;
     }
 
+    // Opens this (closed) window as a copy of `other`: same values, same low-water mark.
+    // Returns the bytes allocated.
+    uint64_t open_copy(const BitWindow& other) {
+        base = other.base;
+        low = other.low;
+        capacity = other.capacity;
+        full_words = other.full_words;
+        words = allocate(capacity);
+        full = allocate(full_words);
+        std::memcpy(words, other.words, capacity * 8);
+        std::memcpy(full, other.full, full_words * 8);
+        set_origins();
+        return (capacity + full_words) * 8;
+    }
+
     // Releases the storage. Returns the bytes freed.
     uint64_t close() {
         std::free(words);

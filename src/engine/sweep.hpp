@@ -9,14 +9,16 @@
 namespace grundy::engine {
 
 // Fills rows y0..y1-1, columns x0..x1-1 into `out` (row-major, stride x1 - x0). Returns the
-// change in bytes of window storage.
+// change in bytes of window storage. With `lower_half` (a tile on the main diagonal of a
+// symmetric table, tile_fill.hpp) only the cells with x >= y are swept; the others are copied
+// from their mirror images inside the tile.
 using SweepFn = int64_t (*)(TableState&, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
-                            uint32_t* out);
+                            uint32_t* out, bool lower_half);
 
-int64_t sweep_tile_portable(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*);
-int64_t sweep_tile_summary(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*);
-int64_t sweep_tile_avx2(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*);
-int64_t sweep_tile_avx512(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*);
+int64_t sweep_tile_portable(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*, bool);
+int64_t sweep_tile_summary(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*, bool);
+int64_t sweep_tile_avx2(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*, bool);
+int64_t sweep_tile_avx512(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*, bool);
 
 // The sweep for `kernel`; Auto is resolved to the best this CPU runs. Throws grundy::Error if
 // the CPU lacks the instructions of the kernel asked for.

@@ -43,8 +43,8 @@ inline uint64_t mex_scan_avx512(const BitWindow& a, const BitWindow& b, const Bi
 }  // namespace
 
 int64_t sweep_tile_avx512(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
-                          uint32_t* out) {
-    return sweep_tile_body(s, x0, x1, y0, y1, out);
+                          uint32_t* out, bool lower_half) {
+    return sweep_tile_body(s, x0, x1, y0, y1, out, lower_half);
 }
 
 // The strip column sweep (grundy periods) with the same kernel.

@@ -25,13 +25,13 @@ namespace {
 }  // namespace summary
 
 int64_t sweep_tile_portable(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
-                            uint32_t* out) {
-    return flat::sweep_tile_body(s, x0, x1, y0, y1, out);
+                            uint32_t* out, bool lower_half) {
+    return flat::sweep_tile_body(s, x0, x1, y0, y1, out, lower_half);
 }
 
 int64_t sweep_tile_summary(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
-                           uint32_t* out) {
-    return summary::sweep_tile_body(s, x0, x1, y0, y1, out);
+                           uint32_t* out, bool lower_half) {
+    return summary::sweep_tile_body(s, x0, x1, y0, y1, out, lower_half);
 }
 
 // The strip column sweeps (grundy periods) with the same kernels.

@@ -6,29 +6,35 @@
 
 namespace grundy::engine {
 
-int64_t prepare_tile(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1) {
+int64_t prepare_tile(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
+                     bool lower_half) {
     int64_t bytes = 0;
     auto prepare = [&](BitWindow& w, uint64_t floor, uint64_t initial_words, uint64_t top) {
         if (!w.is_open()) bytes += static_cast<int64_t>(w.open(floor, initial_words));
         bytes += w.reserve_through(top / 64 + kScanPadWords);
     };
-    for (uint64_t y = y0; y < y1; ++y)  // row y spans about 3y values; room for twice that
-        prepare(s.row_sets[y], 0, (3 * y) / 32 + 2 * kScanPadWords, x1 - 1 + y);
+    // Columns first: in lower-half mode the rows are copied from them before any cell runs.
     for (uint64_t x = x0; x < x1; ++x)
         prepare(s.col_sets[x], s.column_floor(x), 2 * kScanPadWords, x + y1 - 1);
-    // Every diagonal crossing the tile enters through its left column or its bottom row.
+    for (uint64_t y = y0; y < y1; ++y) {
+        if (lower_half) bytes += static_cast<int64_t>(s.row_sets[y].open_copy(s.col_sets[y]));
+        // Row y spans about 3y values; room for twice that.
+        prepare(s.row_sets[y], 0, (3 * y) / 32 + 2 * kScanPadWords, x1 - 1 + y);
+    }
+    // Every diagonal crossing the tile enters through its left column or its bottom row; in
+    // lower-half mode those entering the left column above (x0, y0) have x < y and are unused.
     auto prepare_diagonal = [&](uint64_t x, uint64_t y) {
         const uint64_t steps = std::min(x1 - 1 - x, y1 - 1 - y);
         prepare(s.diag(x, y), s.diagonal_floor(x, y), 2 * kScanPadWords, x + y + 2 * steps);
     };
-    for (uint64_t y = y0; y < y1; ++y) prepare_diagonal(x0, y);
+    for (uint64_t y = y0; y < (lower_half ? y0 + 1 : y1); ++y) prepare_diagonal(x0, y);
     for (uint64_t x = x0 + 1; x < x1; ++x) prepare_diagonal(x, y0);
     return bytes;
 }
 
 int64_t fill_tile(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
                   const uint32_t* values) {
-    int64_t bytes = prepare_tile(s, x0, x1, y0, y1);
+    int64_t bytes = prepare_tile(s, x0, x1, y0, y1, false);
     const uint64_t width = x1 - x0;
     for (uint64_t y = y0; y < y1; ++y) {
         BitWindow& row = s.row_sets[y];
@@ -59,6 +65,12 @@ int64_t close_finished_sets(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0
     };
     for (uint64_t y = y0; y < y1; ++y) close_if_ends_here(x0, y);
     for (uint64_t x = x0 + 1; x < x1; ++x) close_if_ends_here(x, y0);
+    return freed;
+}
+
+int64_t close_columns(TableState& s, uint64_t x0, uint64_t x1) {
+    int64_t freed = 0;
+    for (uint64_t x = x0; x < x1; ++x) freed += static_cast<int64_t>(s.col_sets[x].close());
     return freed;
 }
 

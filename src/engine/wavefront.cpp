@@ -120,6 +120,13 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
         if (options.cells_done) options.cells_done->fetch_add(n, std::memory_order_relaxed);
     };
 
+    // Symmetric mode (tile_fill.hpp): when every tile above the diagonal is mirrored, those
+    // tiles touch no set at all and the tiles on the diagonal sweep only their lower half.
+    bool symmetric = true;
+    for (uint64_t j = 1; j < tiles_y && symmetric; ++j)
+        for (uint64_t i = 0; i < j && symmetric; ++i) symmetric = mirrored(i, j);
+    symmetric = symmetric && Y <= X;
+
     // One tile (or tile and mirror) of work, run by whichever worker the task lands on.
     auto run_tile = [&](uint64_t i, uint64_t j, uint32_t* buffer, uint32_t* mirror) {
         if (failed.load(std::memory_order_relaxed)) return;
@@ -127,7 +134,10 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
         try {
             const auto r = region(i, j);
             const auto [x0, x1, y0, y1] = r;
-            note_bytes(sweep(state, x0, x1, y0, y1, buffer));
+            const bool on_diagonal = symmetric && i == j;
+            note_bytes(sweep(state, x0, x1, y0, y1, buffer, on_diagonal));
+            // Done with its tile on the diagonal, a column is only read above it (mirrored).
+            if (on_diagonal) note_bytes(-engine::close_columns(state, x0, x1));
             finish_tile(r, buffer);
             if (mirrored(j, i)) {
                 const uint64_t w = x1 - x0, h = y1 - y0;  // the mirror is h wide and w high
@@ -139,7 +149,8 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
                             for (uint64_t x = xb; x < std::min(w, xb + kBlock); ++x)
                                 mirror[x * h + y] = buffer[y * w + x];
                 const auto m = region(j, i);
-                note_bytes(engine::fill_tile(state, m[0], m[1], m[2], m[3], mirror));
+                if (!symmetric)
+                    note_bytes(engine::fill_tile(state, m[0], m[1], m[2], m[3], mirror));
                 finish_tile(m, mirror);
             }
         } catch (...) {
