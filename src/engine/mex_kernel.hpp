@@ -39,20 +39,23 @@ inline uint64_t mex_scan_summary(const BitWindow& a, const BitWindow& b, const B
     uint64_t w = lo / 64;
     uint64_t taken = a.word(w) | b.word(w) | c.word(w) | ((uint64_t{1} << (lo % 64)) - 1);
     if (taken != ~uint64_t{0}) return w * 64 + static_cast<uint64_t>(__builtin_ctzll(~taken));
+    // Candidates: the words after w that no single window has full, taken from the OR of the
+    // three summaries one summary word (64 words) at a time. The candidates of one summary
+    // word do not depend on each other, so the CPU can have their loads in flight together.
     ++w;
+    uint64_t s = w / 64;
+    uint64_t open = ~(a.full_summary(s) | b.full_summary(s) | c.full_summary(s)) &
+                    (~uint64_t{0} << (w % 64));
     for (;;) {
-        // The next word at or after w that no single window has full.
-        uint64_t s = w / 64;
-        uint64_t open = ~(a.full_summary(s) | b.full_summary(s) | c.full_summary(s)) &
-                        (~uint64_t{0} << (w % 64));
-        while (open == 0) {
-            ++s;
-            open = ~(a.full_summary(s) | b.full_summary(s) | c.full_summary(s));
+        while (open != 0) {
+            const uint64_t cw = s * 64 + static_cast<uint64_t>(__builtin_ctzll(open));
+            taken = a.word(cw) | b.word(cw) | c.word(cw);
+            if (taken != ~uint64_t{0})
+                return cw * 64 + static_cast<uint64_t>(__builtin_ctzll(~taken));
+            open &= open - 1;
         }
-        w = s * 64 + static_cast<uint64_t>(__builtin_ctzll(open));
-        taken = a.word(w) | b.word(w) | c.word(w);
-        if (taken != ~uint64_t{0}) return w * 64 + static_cast<uint64_t>(__builtin_ctzll(~taken));
-        ++w;
+        ++s;
+        open = ~(a.full_summary(s) | b.full_summary(s) | c.full_summary(s));
     }
 }
 
