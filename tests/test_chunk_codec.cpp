@@ -1,7 +1,9 @@
 // The chunk codec's zlib streams decoded by zlib itself (an independent inflate).
+#include <blosc.h>
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <cstring>
 #include <random>
 
 #include "io/chunk_codec.hpp"
@@ -42,6 +44,35 @@ TEST(ChunkCodec, AllCompressiblePlanes) {
     zlib_stream_of_planes(data.data(), 65536, 2, 4, stream);
     EXPECT_LT(stream.size(), data.size() / 10);
     EXPECT_EQ(inflate_all(stream, data.size()), data);
+}
+
+// Blosc chunks: a smooth tile shrinks and Blosc's own decoder gives back the plain values; a
+// random one does not shrink and is stored plain with the filter marked skipped (mask bit 0).
+TEST(ChunkCodec, BloscChunksShrinkOrAreStoredPlain) {
+    std::mt19937 rng(5);
+    Compression blosc = Compression::parse("blosc");
+    for (bool smooth : {true, false}) {
+        std::vector<uint32_t> values(64 * 64);
+        for (size_t i = 0; i < values.size(); ++i)
+            values[i] = smooth ? static_cast<uint32_t>(1000 + i / 7) : rng() & 0xFFFF;
+        const TileView tile{0, 0, 64, 64, values.data()};
+        EncodedChunk chunk;
+        encode_chunk(tile, 64, 64, 2, blosc, chunk);
+        std::vector<uint16_t> plain(values.begin(), values.end());
+        std::vector<uint16_t> decoded(plain.size());
+        if (smooth) {
+            EXPECT_EQ(chunk.filter_mask, 0u);
+            EXPECT_LT(chunk.bytes.size(), plain.size());
+            ASSERT_EQ(
+                blosc_decompress_ctx(chunk.bytes.data(), decoded.data(), 2 * decoded.size(), 1),
+                static_cast<int>(2 * decoded.size()));
+        } else {
+            EXPECT_EQ(chunk.filter_mask, 1u);
+            ASSERT_EQ(chunk.bytes.size(), 2 * plain.size());
+            std::memcpy(decoded.data(), chunk.bytes.data(), chunk.bytes.size());
+        }
+        EXPECT_EQ(decoded, plain) << (smooth ? "smooth" : "random");
+    }
 }
 
 }  // namespace

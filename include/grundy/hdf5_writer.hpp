@@ -15,15 +15,26 @@
 
 namespace grundy {
 
+// How chunks are stored. Deflate (with shuffle) is the default because every HDF5 reader
+// decodes it; Blosc (HDF5 filter 32001, with its own byte shuffle) compresses several times
+// faster, and its readers need the filter plugin (Debian: hdf5-filter-plugin-blosc-serial;
+// pip: hdf5plugin).
 struct Compression {
-    enum class Kind { None, Deflate };
+    enum class Kind { None, Deflate, Blosc };
     Kind kind = Kind::Deflate;
-    int level = 1;  // deflate level 1..9: 1 is fastest, and 4 gains only 2% on these tables
+    int level = 1;  // deflate level 1..9 (1 is fastest, and 4 gains only 2% on these tables);
+                    // blosc level 1..9
+    std::string codec = "lz4";  // blosc's compressor: blosclz, lz4, lz4hc, zlib, zstd
 
-    // "none", "deflate" or "deflate:LEVEL". Throws grundy::Error otherwise.
+    // "none", "deflate", "deflate:LEVEL", "blosc", "blosc:CODEC" or "blosc:CODEC:LEVEL".
+    // Throws grundy::Error otherwise.
     static Compression parse(const std::string& text);
     std::string describe() const;
 };
+
+// The defaults of --compression blosc.
+inline constexpr int kDefaultBloscLevel = 5;
+inline constexpr unsigned kBloscFilter = 32001;  // registered with The HDF Group
 
 struct Hdf5WriterOptions {
     std::string path;

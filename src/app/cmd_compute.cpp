@@ -29,7 +29,8 @@ void describe(po::options_description& o, std::vector<std::string>&) {
          "worker threads (default: OMP_NUM_THREADS, else all cores)")
         ("tile", po::value<std::string>(), "side of the square tiles (8..4096; default: 512, smaller for small tables)")
         ("compression", po::value<std::string>()->default_value("deflate"),
-         "none | deflate | deflate:LEVEL (1..9); deflate is shuffle + deflate level 1")
+         "none | deflate[:LEVEL] | blosc[:CODEC[:LEVEL]]; deflate (shuffle + deflate level 1) is read "
+         "everywhere; blosc (lz4, level 5) is faster and needs the Blosc filter plugin to read")
         ("kernel", po::value<std::string>()->default_value("auto"),
          "mex kernel: auto | summary | avx512 | avx2 | portable")
         ("force", po::bool_switch(), "overwrite an existing output file")

@@ -1,5 +1,6 @@
 #include "io/chunk_codec.hpp"
 
+#include <blosc.h>
 #include <libdeflate.h>
 
 #include <algorithm>
@@ -120,6 +121,18 @@ size_t zlib_stream_of_planes(const uint8_t* data, size_t values, unsigned planes
     return out.size();
 }
 
+int blosc_codec_code(const std::string& name) {
+    // Blosc would also take "snappy" where built with it; Debian's is not.
+    for (const char* known : {BLOSC_BLOSCLZ_COMPNAME, BLOSC_LZ4_COMPNAME, BLOSC_LZ4HC_COMPNAME,
+                              BLOSC_ZLIB_COMPNAME, BLOSC_ZSTD_COMPNAME})
+        if (name == known) return blosc_compname_to_compcode(known);  // -1 if not built in
+    return -1;
+}
+
+std::string blosc_codecs() {
+    return blosc_list_compressors();
+}
+
 void encode_chunk(const TileView& tile, uint32_t chunk_rows, uint32_t chunk_cols,
                   unsigned value_bytes, const Compression& compression, EncodedChunk& out) {
     const uint64_t raw = uint64_t{chunk_rows} * chunk_cols * value_bytes;
@@ -131,6 +144,23 @@ void encode_chunk(const TileView& tile, uint32_t chunk_rows, uint32_t chunk_cols
     else
         layout<uint32_t>(tile, chunk_rows, chunk_cols, deflate, scratch.data());
 
+    if (compression.kind == Compression::Kind::Blosc) {
+        // Blosc shuffles the bytes itself (typesize = value_bytes), so the values go in plain
+        // (the layout above did not shuffle). The thread-safe entry point with one internal
+        // thread: the engine's workers are the parallelism.
+        out.bytes.resize(raw + BLOSC_MAX_OVERHEAD);
+        const int n =
+            blosc_compress_ctx(compression.level, BLOSC_SHUFFLE, value_bytes, raw, scratch.data(),
+                               out.bytes.data(), out.bytes.size(), compression.codec.c_str(), 0, 1);
+        if (n > 0 && static_cast<uint64_t>(n) < raw) {
+            out.bytes.resize(static_cast<size_t>(n));
+            out.filter_mask = 0;
+            return;
+        }
+        out.bytes.assign(scratch.begin(), scratch.end());  // stored, the filter marked skipped
+        out.filter_mask = 0x1;
+        return;
+    }
     if (deflate) {
         const size_t n = zlib_stream_of_planes(scratch.data(), raw / value_bytes, value_bytes,
                                                compression.level, out.bytes);

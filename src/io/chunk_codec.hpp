@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "grundy/hdf5_writer.hpp"
@@ -21,6 +22,11 @@ struct EncodedChunk {
 // leading planes that would not shrink stored rather than compressed. Returns its size.
 size_t zlib_stream_of_planes(const uint8_t* data, size_t values, unsigned planes, int level,
                              std::vector<uint8_t>& out);
+
+// Blosc's code for a compressor name (blosclz, lz4, lz4hc, zlib, zstd), or -1 when this
+// Blosc does not have it; and the names it has, for messages.
+int blosc_codec_code(const std::string& name);
+std::string blosc_codecs();
 
 // Encodes `tile` as a chunk of chunk_rows x chunk_cols values of `value_bytes` bytes each
 // (edge tiles are padded with zeros to the full chunk).

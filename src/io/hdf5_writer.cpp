@@ -31,25 +31,49 @@ using io::H5Handle;
 
 Compression Compression::parse(const std::string& text) {
     Compression c;
+    auto level_of = [](const std::string& s, int& level) {
+        if (s.size() != 1 || s[0] < '1' || s[0] > '9') return false;
+        level = s[0] - '0';
+        return true;
+    };
     if (text == "none") {
         c.kind = Kind::None;
         return c;
     }
     if (text == "deflate") return c;
-    const std::string prefix = "deflate:";
-    if (text.compare(0, prefix.size(), prefix) == 0) {
-        const std::string level = text.substr(prefix.size());
-        if (level.size() == 1 && level[0] >= '1' && level[0] <= '9') {
-            c.level = level[0] - '0';
-            return c;
-        }
+    const std::string deflate = "deflate:";
+    if (text.compare(0, deflate.size(), deflate) == 0 &&
+        level_of(text.substr(deflate.size()), c.level))
+        return c;
+    if (text == "blosc" || text.compare(0, 6, "blosc:") == 0) {
+        c.kind = Kind::Blosc;
+        c.level = kDefaultBloscLevel;
+        const std::string rest = text.size() > 6 ? text.substr(6) : "";
+        const size_t colon = rest.find(':');
+        if (colon != std::string::npos)
+            c.codec = rest.substr(0, colon);
+        else if (!rest.empty())
+            c.codec = rest;
+        const bool level_ok =
+            colon == std::string::npos || level_of(rest.substr(colon + 1), c.level);
+        if (level_ok && io::blosc_codec_code(c.codec) >= 0) return c;
     }
-    throw Error("compression must be none, deflate or deflate:LEVEL with LEVEL 1..9, not '" + text +
-                "'");
+    throw Error(
+        "compression must be none, deflate, deflate:LEVEL (1..9), blosc, blosc:CODEC or "
+        "blosc:CODEC:LEVEL (CODEC " +
+        io::blosc_codecs() + ", LEVEL 1..9), not '" + text + "'");
 }
 
 std::string Compression::describe() const {
-    return kind == Kind::None ? "none" : "shuffle+deflate:" + std::to_string(level);
+    switch (kind) {
+        case Kind::None:
+            return "none";
+        case Kind::Deflate:
+            return "shuffle+deflate:" + std::to_string(level);
+        case Kind::Blosc:
+            return "blosc:" + codec + ":" + std::to_string(level) + " (shuffle)";
+    }
+    return "?";
 }
 
 unsigned value_bytes(uint64_t rows, uint64_t cols) {
@@ -195,6 +219,19 @@ void Hdf5Writer::begin(const TableShape& shape) {
         // The pipeline readers will run backwards: shuffle first, then deflate.
         H5Pset_shuffle(dcpl.get());
         H5Pset_deflate(dcpl.get(), static_cast<unsigned>(m.options.compression.level));
+    } else if (m.options.compression.kind == Compression::Kind::Blosc) {
+        // The filter's parameters as its plugin writes them: filter revision, Blosc format,
+        // value size, chunk bytes, level, shuffle (1: bytes), compressor. Marked optional so the
+        // dataset can be created where the plugin is not installed (the chunks come encoded).
+        const Compression& c = m.options.compression;
+        const unsigned cd[7] = {2,
+                                2,
+                                m.bytes_per_value,
+                                m.chunk_rows * m.chunk_cols * m.bytes_per_value,
+                                static_cast<unsigned>(c.level),
+                                1,
+                                static_cast<unsigned>(io::blosc_codec_code(c.codec))};
+        H5Pset_filter(dcpl.get(), kBloscFilter, H5Z_FLAG_OPTIONAL, 7, cd);
     }
     // Every chunk is written exactly once; pre-filling them with zeros would double the I/O.
     H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER);
