@@ -54,6 +54,7 @@ struct PropertiesPass::Diagonal {
 
 struct PropertiesPass::Slot {
     std::vector<uint64_t> row_bits;  // the current row's set
+    std::vector<const char*> ahead;  // cache lines to prefetch for the next diagonal block
     FirstViolation bounds, rows, cols, diags;
 };
 
@@ -157,8 +158,25 @@ void PropertiesPass::band(const RowBand& b, int thread) {
             first[i] = col_first_[xa + i];
             print[i] = 0;
         }
+        // The next block's bitsets, from the lowest word this band can touch (x - 2y by the
+        // bounds) on, are fetched while this block runs: the accesses are random inside
+        // them, and each would otherwise wait for memory.
+        const char* ahead = nullptr;
+        uint64_t ahead_lines = 0;
+        if (xb < X) {
+            const uint64_t xc = std::min(X, xb + kColumnBlock);
+            const uint64_t low = std::max(col_first_[xb], xb > 2 * y1 ? (xb - 2 * y1) / 64 : 0);
+            ahead = reinterpret_cast<const char*>(col_bits_.data() + col_offset_[xb] + low -
+                                                  col_first_[xb]);
+            const char* end = reinterpret_cast<const char*>(col_bits_.data() + col_offset_[xc]);
+            ahead_lines = end > ahead ? static_cast<uint64_t>(end - ahead) / 64 + 1 : 0;
+        }
+        const uint64_t per_row = ahead_lines / b.height + 1;
         for (uint64_t y = b.y0; y < y1; ++y) {
             const uint32_t* row = b.row(y) + xa;
+            if (y + 8 < y1) __builtin_prefetch(b.row(y + 8) + xa);
+            for (uint64_t j = 0; j < per_row && ahead_lines > 0; ++j, --ahead_lines, ahead += 64)
+                __builtin_prefetch(ahead, 1);
             for (uint64_t i = 0; i < n; ++i) {
                 const uint64_t x = xa + i, v = row[i];
                 if (v > x + y || v / 64 < first[i]) continue;  // out of bounds: reported so
@@ -180,31 +198,61 @@ void PropertiesPass::band(const RowBand& b, int thread) {
 #pragma omp for schedule(dynamic, 1) nowait
     for (uint64_t ka = k_begin; ka < k_end; ka += kDiagonalBlock) {
         const uint64_t kb = std::min(k_end, ka + kDiagonalBlock);
+        // The parts of the next block's bitsets this band can touch (values in
+        // [|d| - t, |d| + 2t] for t = min(x, y) in the band), fetched while this block runs:
+        // the accesses are random inside them, and each would otherwise wait for memory.
+        std::vector<const char*>& ahead = slot.ahead;
+        ahead.clear();
+        for (uint64_t k = kb; k < std::min(k_end, kb + kDiagonalBlock); ++k) {
+            const Diagonal& d = diagonals_[k];
+            if (!d.bits) continue;
+            const uint64_t a = k > Y - 1 ? k - (Y - 1) : Y - 1 - k;
+            const uint64_t t_hi = k > Y - 1 ? y1 : y1 - std::min(y1, a);  // min(x, y) bound
+            const uint64_t low = std::max(d.first, a > t_hi ? (a - t_hi) / 64 : 0);
+            const uint64_t high = (a + 2 * t_hi) / 64;
+            for (uint64_t w = low; w <= high; w += 8)
+                ahead.push_back(reinterpret_cast<const char*>(d.bits.get() + (w - d.first)));
+        }
+        const uint64_t per_row = ahead.size() / b.height + 1;
+        // The block's diagonals in locals (opened here if this band is their first): stores
+        // into the bitsets could alias the diagonals' fields and force reloads at every cell.
+        uint64_t* bits[kDiagonalBlock];
+        uint64_t first[kDiagonalBlock];
+        for (uint64_t k = ka; k < kb; ++k) {
+            Diagonal& d = diagonals_[k];
+            if (!d.bits) {
+                // Its values lie in [a - t_max, a + 2 t_max] (a = |x - y|, t_max = its last
+                // min(x, y)).
+                const uint64_t a = k > Y - 1 ? k - (Y - 1) : Y - 1 - k;
+                const uint64_t t_max =
+                    k >= Y - 1 ? std::min(Y - 1, X - 1 - a) : std::min(X - 1, Y - 1 - a);
+                d.first = (a > t_max ? a - t_max : 0) / 64;
+                const uint64_t words = (a + 2 * t_max) / 64 + 1 - d.first;
+                d.bits = std::make_unique<uint64_t[]>(words);  // zeroed
+            }
+            bits[k - ka] = d.bits.get();
+            first[k - ka] = d.first;
+        }
+        size_t next = 0;
         for (uint64_t y = b.y0; y < y1; ++y) {
             // x = k - (Y - 1) + y for k in [ka, kb), clipped to the table.
             const uint64_t lo = std::max(ka + y, Y - 1) - (Y - 1);
             const uint64_t hi = std::max(std::min(kb + y, X + Y - 1), Y - 1) - (Y - 1);
             const uint32_t* row = b.row(y);
+            if (y + 8 < y1) __builtin_prefetch(b.row(y + 8) + lo);
+            for (uint64_t j = 0; j < per_row && next < ahead.size(); ++j)
+                __builtin_prefetch(ahead[next++], 1);
             for (uint64_t x = lo; x < hi; ++x) {
                 const uint64_t v = row[x];
                 if (v > x + y) continue;
-                Diagonal& d = diagonals_[x + Y - 1 - y];
-                if (!d.bits) [[unlikely]] {
-                    // First cell of the diagonal: its values lie in [a - t_max, a + 2 t_max]
-                    // (a = |x - y|, t_max = its last min(x, y)).
-                    const uint64_t a = x > y ? x - y : y - x;
-                    const uint64_t t_max =
-                        x >= y ? std::min(Y - 1, X - 1 - a) : std::min(X - 1, Y - 1 - a);
-                    d.first = (a > t_max ? a - t_max : 0) / 64;
-                    const uint64_t words = (a + 2 * t_max) / 64 + 1 - d.first;
-                    d.bits = std::make_unique<uint64_t[]>(words);  // zeroed
-                }
+                const uint64_t i = x + Y - 1 - y - ka;
                 bool repeat;
-                if (v / 64 >= d.first) [[likely]] {
-                    repeat = seen_before(d.bits.get(), d.first, v);
+                if (v / 64 >= first[i]) [[likely]] {
+                    repeat = seen_before(bits[i], first[i], v);
                 } else {
-                    repeat = std::find(d.low.begin(), d.low.end(), v) != d.low.end();
-                    if (!repeat) d.low.push_back(v);
+                    std::vector<uint64_t>& low = diagonals_[ka + i].low;
+                    repeat = std::find(low.begin(), low.end(), v) != low.end();
+                    if (!repeat) low.push_back(v);
                 }
                 if (repeat && slot.diags.before(x, y)) [[unlikely]]
                     slot.diags.offer(x, y,
