@@ -224,6 +224,40 @@ TEST(AnalysisProperties, CorruptedCellBreaksThem) {
     EXPECT_NE(bounds.first_violation->find("(10, 200) holds 5000"), std::string::npos);
 }
 
+// The row-band stream meets a column and a diagonal across bands (chunks of 64 rows here):
+// a value repeated in a column or on a diagonal must be named at its second cell, the same with
+// one thread or two, and the symmetry break it causes located.
+TEST(AnalysisProperties, RepeatsAcrossBandsAreNamedAtTheSecondCell) {
+    ScratchDir dir;
+    const std::string column = dir.file("column.h5"), diagonal = dir.file("diagonal.h5");
+    write_table(column, 300, 400, 64);
+    std::filesystem::copy_file(column, diagonal);
+    const uint32_t below = Hdf5TableReader(column).at(150, 127);     // band of rows 64..127
+    const uint32_t down_left = Hdf5TableReader(column).at(99, 127);  // diagonal x - y = -28
+    const uint32_t mirror = Hdf5TableReader(column).at(128, 100);
+    corrupt_cell(column, 150, 128, below);  // column 150, first row of the next band
+    corrupt_cell(diagonal, 100, 128, down_left);
+    for (int threads : {1, 2}) {
+        const PropertiesReport c = check_properties(Hdf5TableReader(column), threads);
+        const auto cols = find_check(c, "distinct_columns");
+        ASSERT_TRUE(cols.first_violation);
+        EXPECT_EQ(*cols.first_violation,
+                  "value " + std::to_string(below) + " twice in column 150 (again at (150, 128))");
+        EXPECT_EQ(cols.checked, 300u * 400u);
+
+        const PropertiesReport d = check_properties(Hdf5TableReader(diagonal), threads);
+        const auto diags = find_check(d, "distinct_diagonals");
+        ASSERT_TRUE(diags.first_violation);
+        EXPECT_EQ(*diags.first_violation,
+                  "value " + std::to_string(down_left) +
+                      " twice on diagonal x - y = -28 (again at (100, 128))");
+        const auto sym = find_check(d, "symmetry");
+        ASSERT_TRUE(sym.first_violation);
+        EXPECT_EQ(*sym.first_violation, "(128, 100) holds " + std::to_string(mirror) +
+                                            " but (100, 128) holds " + std::to_string(down_left));
+    }
+}
+
 // The reader's parallel chunk decoding against the direct-mex table, for each stored layout.
 TEST(AnalysisReader, FastReadsMatchTheTable) {
     ScratchDir dir;

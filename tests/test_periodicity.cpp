@@ -61,5 +61,33 @@ TEST(Periodicity, LongPeriodNeedsLongSequence) {
     EXPECT_EQ(r->preperiod, 0u);
 }
 
+// find_row_period has its own algorithm (least period of the tail); it must agree with
+// find_period(s, n / 4, n / 2) everywhere, above all at the edges: periods near n / 4,
+// preperiods near n / 2, very short sequences, tails that repeat only almost.
+TEST(Periodicity, RowCriterionMatchesFindPeriod) {
+    std::mt19937_64 rng(19);
+    int determined = 0;
+    for (int trial = 0; trial < 20000; ++trial) {
+        const uint64_t n = rng() % 300;
+        const uint64_t period = 1 + rng() % (n / 3 + 2), pre = rng() % (n / 2 + 8);
+        const int64_t alphabet = 1 + static_cast<int64_t>(rng() % 4);
+        std::vector<int64_t> block(period);
+        for (auto& b : block) b = static_cast<int64_t>(rng()) % alphabet;
+        std::vector<int64_t> s(n);
+        for (uint64_t i = 0; i < n; ++i)
+            s[i] = i < pre ? static_cast<int64_t>(rng()) % alphabet : block[(i - pre) % period];
+        if (n > 0 && rng() % 4 == 0) s[rng() % n] += 1;  // one defect anywhere
+        const auto expected = find_period(s, n / 4, n / 2);
+        const auto got = find_row_period(s);
+        ASSERT_EQ(got.has_value(), expected.has_value()) << "trial " << trial << " n=" << n;
+        if (!expected) continue;
+        ++determined;
+        ASSERT_EQ(got->period, expected->period) << "trial " << trial;
+        ASSERT_EQ(got->preperiod, expected->preperiod) << "trial " << trial;
+        ASSERT_EQ(got->periods_observed, expected->periods_observed) << "trial " << trial;
+    }
+    EXPECT_GT(determined, 5000) << "too few periodic cases to mean anything";
+}
+
 }  // namespace
 }  // namespace grundy

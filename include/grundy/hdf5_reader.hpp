@@ -26,8 +26,10 @@ class Hdf5TableReader {
     uint64_t chunk_cols() const;
     bool complete() const;
 
-    // Reads rows y0..y0+height-1, columns x0..x0+width-1 into out (row-major, stride width).
-    void read(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, uint32_t* out) const;
+    // Reads rows y0..y0+height-1, columns x0..x0+width-1 into out, row-major with `stride`
+    // values from one row to the next (0: width).
+    void read(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, uint32_t* out,
+              uint64_t stride = 0) const;
     uint32_t at(uint64_t x, uint64_t y) const;
     // Reads scattered cells (x, y) in one call; HDF5 decompresses each chunk touched once.
     void read_cells(const std::vector<std::pair<uint64_t, uint64_t>>& cells, uint32_t* out) const;

@@ -32,7 +32,9 @@ std::vector<uint64_t> preperiods_for_all_periods(std::span<const int64_t> s);
 std::optional<Periodicity> find_period(std::span<const int64_t> s, uint64_t max_period,
                                        uint64_t max_preperiod);
 
-// The row criterion: max_period = n / 4, max_preperiod = n / 2.
+// The row criterion: max_period = n / 4, max_preperiod = n / 2. Computed from the least period
+// of s[n/2..n) (failure function, stops early on tails without a short period): same result as
+// find_period, O(n) time, faster by a constant factor on the rows of a table.
 std::optional<Periodicity> find_row_period(std::span<const int64_t> s);
 
 }  // namespace grundy

@@ -1,7 +1,8 @@
 // Internal plumbing of the analysis passes: the column-band stream (all rows x one chunk width
-// at a time, left to right), the passes that consume it, and LineSet, the sliding set of values
-// seen along one row or diagonal. Written for the analysis only; nothing here comes from the
-// engine, so that verification stays independent of it.
+// at a time, left to right) that verify consumes, the row-band stream (one chunk height x all
+// columns, bottom up) that periodicity, P-positions and properties share, and LineSet, the
+// sliding set of values seen along one row or diagonal. Written for the analysis only; nothing here
+// comes from the engine, so that verification stays independent of it.
 #pragma once
 
 #include <bit>
@@ -10,6 +11,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "grundy/analysis.hpp"
@@ -123,33 +125,108 @@ class VerifyPass final : public ColumnBandPass {
     VerifyReport report_;
 };
 
-class PPositionPass final : public ColumnBandPass {
+// Rows y0..y0+height-1, all columns: g(x, y) = values[(y - y0) * stride + x]. Whole rows, as
+// the periodicity criterion needs them.
+struct RowBand {
+    uint64_t y0 = 0, height = 0, rows = 0, cols = 0, stride = 0;
+    const uint32_t* values = nullptr;
+    const uint32_t* row(uint64_t y) const { return values + (y - y0) * stride; }
+};
+
+// A pass over the row-band stream. For each band every thread of one parallel region calls
+// row() for its share of the rows (schedule decided by the stream), then band(), where a pass
+// shares out its other work with orphaned `omp for` constructs (every thread makes the same
+// calls); finish_band() then runs on one thread. Per-thread state is indexed by `thread`.
+class RowBandPass {
   public:
-    explicit PPositionPass(uint64_t rows, uint64_t cols);
-    void consume(const ColumnBand& band) override;
+    virtual ~RowBandPass() = default;
+    virtual void begin(int /*threads*/) {}
+    virtual void row(const RowBand& /*band*/, uint64_t /*y*/, int /*thread*/) {}
+    virtual void band(const RowBand& /*band*/, int /*thread*/) {}
+    virtual void finish_band(const RowBand& /*band*/) {}
+};
+
+// Reads the table once, in bands of one chunk height (all columns), bottom up, and feeds every
+// band to every pass: one decompression of each chunk for all of them.
+void stream_row_bands(const Hdf5TableReader& table, std::span<RowBandPass* const> passes,
+                      int threads);
+
+// The column-band width the column-band stream uses for this table.
+uint64_t column_band_width(const Hdf5TableReader& table);
+
+// The first violation of one check in column-major order (leftmost, then lowest): the order
+// the results have always been reported in.
+struct FirstViolation {
+    uint64_t x = UINT64_MAX, y = 0;
+    std::string message;
+    bool before(uint64_t cx, uint64_t cy) const { return cx < x || (cx == x && cy < y); }
+    void offer(uint64_t cx, uint64_t cy, std::string text) {
+        if (before(cx, cy)) {
+            x = cx;
+            y = cy;
+            message = std::move(text);
+        }
+    }
+    void merge(const FirstViolation& from) {
+        if (from.any()) offer(from.x, from.y, from.message);
+    }
+    bool any() const { return x != UINT64_MAX; }
+};
+
+class PeriodicityPass final : public RowBandPass {
+  public:
+    explicit PeriodicityPass(uint64_t rows) : periods_(rows) {}
+    void row(const RowBand& band, uint64_t y, int thread) override;
+    std::vector<RowPeriod> take() { return std::move(periods_); }
+
+  private:
+    std::vector<RowPeriod> periods_;
+};
+
+class PPositionPass final : public RowBandPass {
+  public:
+    PPositionPass(uint64_t rows, uint64_t cols);
+    void begin(int threads) override;
+    void row(const RowBand& band, uint64_t y, int thread) override;
     PPositionReport report() const;
 
   private:
-    uint64_t rows_, cols_;
-    PPositionReport report_;
+    uint64_t rows_, cols_, expected_ = 0;
+    std::vector<uint64_t> partner_;  // partner_[y]: the column of row y's one P-position
+    struct Slot {
+        uint64_t zeros = 0, x = UINT64_MAX, y = 0, value = 0;
+        char pad[32];  // one cache line per thread
+    };
+    std::vector<Slot> slots_;
 };
 
-class PropertiesPass final : public ColumnBandPass {
+class PropertiesPass final : public RowBandPass {
   public:
-    PropertiesPass(uint64_t rows, uint64_t cols, int threads);
-    void consume(const ColumnBand& band) override;
+    // column_band_width: see column_window_start (the column checks keep their old domain).
+    PropertiesPass(uint64_t rows, uint64_t cols, uint64_t column_band_width);
+    ~PropertiesPass() override;
+    void begin(int threads) override;
+    void row(const RowBand& band, uint64_t y, int thread) override;
+    void band(const RowBand& band, int thread) override;
+    void finish_band(const RowBand& band) override;
     PropertiesReport report() const;  // finishes the row-completeness and symmetry checks
     // For locating an asymmetric cell once the fingerprints disagree.
     void set_table(const Hdf5TableReader* table) { table_ = table; }
 
   private:
-    uint64_t rows_, cols_;
-    int threads_;
+    struct Diagonal;
+    struct Slot;
+    uint64_t rows_, cols_, M_;
     const Hdf5TableReader* table_ = nullptr;
-    std::vector<LineSet> row_sets_, diag_sets_;
+    // Column x's set: a bitset over the words col_first_[x] .. (x + Y - 1) / 64 at
+    // col_bits_[col_offset_[x]]; values below the first word are not checked for repeats.
+    std::vector<uint64_t> col_first_, col_offset_, col_bits_;
+    std::vector<Diagonal> diagonals_;  // diagonal x - y at index x - y + rows - 1
+    std::vector<uint64_t> row_mex_;    // the least value missing from row y (rows with X > 2y)
     // Symmetry fingerprints: for m < min(rows, cols), sum over row m right of the diagonal and
     // over column m above it of a hash of (other coordinate, value): equal when symmetric.
     std::vector<uint64_t> row_print_, col_print_;
+    std::vector<Slot> slots_;
     PropertyCheck bounds_{"bounds", 0, {}}, distinct_rows_{"distinct_rows", 0, {}},
         distinct_cols_{"distinct_columns", 0, {}}, distinct_diags_{"distinct_diagonals", 0, {}};
 };

@@ -1,14 +1,19 @@
 // The properties pass: symmetry where the table holds both (x, y) and (y, x); the bounds
 // x - 2y <= g <= x + y and y - 2x <= g; no value twice in a row, column or diagonal; row y of
-// length X holds every value below X - 2y. One streaming read: rows and diagonals keep LineSet
-// windows across bands, a column is whole inside its band, and symmetry compares per-line
-// fingerprints (a located cell is then read back to name it).
+// length X holds every value below X - 2y. Rides on the row-band stream: a row is whole inside
+// its band (one bitset per thread), columns and diagonals keep bitsets across bands, sized by
+// the bounds, and symmetry compares per-line fingerprints (a located cell is then read back to
+// name it).
+//
+// What each set takes in is fixed, so the first violation of each check (leftmost, then lowest)
+// is what it was when these checks streamed column bands: rows take in-bounds values only,
+// columns values up to x + y from their window start on, diagonals every value up to x + y.
+#include "analysis/bands.hpp"
+
 #include <omp.h>
 
 #include <algorithm>
 #include <limits>
-
-#include "analysis/bands.hpp"
 
 namespace grundy {
 
@@ -24,151 +29,266 @@ std::string cell(uint64_t x, uint64_t y) {
     return cat("(", x, ", ", y, ")");
 }
 
-// The first violation in column-major order (leftmost, then lowest) among threads.
-struct FirstViolation {
-    uint64_t x = std::numeric_limits<uint64_t>::max(), y = 0;
-    std::string message;
-    void offer(uint64_t cx, uint64_t cy, const std::string& text) {
-        if (cx < x || (cx == x && cy < y)) {
-            x = cx;
-            y = cy;
-            message = text;
-        }
-    }
-    bool any() const { return x != std::numeric_limits<uint64_t>::max(); }
-};
-
-void merge(FirstViolation& into, const FirstViolation& from) {
-    if (from.any()) into.offer(from.x, from.y, from.message);
+// Test-and-set of bit v in a bitset whose word 0 is word `first` of the values.
+inline bool seen_before(uint64_t* bits, uint64_t first, uint64_t v) {
+    uint64_t& word = bits[v / 64 - first];
+    const uint64_t bit = uint64_t{1} << (v % 64);
+    const bool seen = word & bit;
+    word |= bit;
+    return seen;
 }
 
-void settle(PropertyCheck& check, const FirstViolation& v) {
-    if (v.any() && !check.first_violation) check.first_violation = v.message;
-}
+constexpr uint64_t kColumnBlock = 16;  // 64 bytes of uint32 values: one cache line of a row
 
 }  // namespace
 
-PropertiesPass::PropertiesPass(uint64_t rows, uint64_t cols, int threads)
+// A diagonal's set: a bitset over the words first .. of the values its cells may hold by the
+// bounds, allocated when its first cell is met and freed after its last; values below the
+// window (out of bounds, so already reported) go to `low`, a list that stays empty on a
+// correct table.
+struct PropertiesPass::Diagonal {
+    std::unique_ptr<uint64_t[]> bits;
+    uint64_t first = 0;
+    std::vector<uint64_t> low;
+};
+
+struct PropertiesPass::Slot {
+    std::vector<uint64_t> row_bits;  // the current row's set
+    std::vector<const char*> ahead;  // cache lines to prefetch for the next diagonal block
+    FirstViolation bounds, rows, cols, diags;
+};
+
+// Column x's bitset starts at the word the column-band stream gave it (its band's 16-column
+// block start, less 2Y): values below it were never checked for repeats there, and the checks
+// must report the same first violations.
+static uint64_t column_window_start(uint64_t x, uint64_t rows, uint64_t band_width) {
+    const uint64_t x0 = x / band_width * band_width;
+    const uint64_t xa = x0 + (x - x0) / kColumnBlock * kColumnBlock;
+    return xa > 2 * rows ? (xa - 2 * rows) / 64 : 0;
+}
+
+PropertiesPass::PropertiesPass(uint64_t rows, uint64_t cols, uint64_t column_band_width)
     : rows_(rows),
       cols_(cols),
-      threads_(thread_count(threads)),
-      row_sets_(rows),
-      diag_sets_(rows + cols - 1),
-      row_print_(std::min(rows, cols), 0),
-      col_print_(std::min(rows, cols), 0) {}
+      M_(std::min(rows, cols)),
+      col_first_(cols),
+      col_offset_(cols + 1),
+      diagonals_(rows + cols > 0 ? rows + cols - 1 : 0),
+      row_mex_(rows, 0),
+      row_print_(M_, 0),
+      col_print_(M_, 0) {
+    // Column x holds values up to x + Y - 1 by the bounds: O(Y) words per column, O(x) only
+    // while x < 2Y.
+    for (uint64_t x = 0; x < cols; ++x) {
+        col_first_[x] = column_window_start(x, rows, std::max<uint64_t>(1, column_band_width));
+        col_offset_[x + 1] =
+            col_offset_[x] + (rows > 0 ? (x + rows - 1) / 64 + 1 - col_first_[x] : 0);
+    }
+    col_bits_.assign(col_offset_[cols], 0);
+}
 
-void PropertiesPass::consume(const ColumnBand& b) {
-    const uint64_t Y = rows_, M = std::min(rows_, cols_), x1 = b.x0 + b.width;
-    FirstViolation bounds, in_rows, in_cols, in_diags;
-    const int64_t rows_signed = static_cast<int64_t>(Y);
-#pragma omp parallel num_threads(threads_) if (Y * b.width >= 65536)
-    {
-        FirstViolation my_bounds, my_rows, my_cols, my_diags;
-#pragma omp for schedule(dynamic, 64) nowait
-        for (uint64_t y = 0; y < Y; ++y) {
-            LineSet& r = row_sets_[y];
-            uint64_t print = 0;
-            for (uint64_t x = b.x0; x < x1; ++x) {
-                const uint64_t v = b.at(x, y);
-                const uint64_t lo =
-                    std::max<int64_t>({0, static_cast<int64_t>(x) - 2 * static_cast<int64_t>(y),
-                                       static_cast<int64_t>(y) - 2 * static_cast<int64_t>(x)});
-                if (v < lo || v > x + y) {
-                    my_bounds.offer(x, y,
-                                    cat(cell(x, y), " holds ", v, ", outside the bounds [", lo,
-                                        ", ", x + y, "]"));
-                    continue;  // kept out of the sets, which stay small that way
-                }
-                if (!r.insert(v))
-                    my_rows.offer(
+PropertiesPass::~PropertiesPass() = default;
+
+void PropertiesPass::begin(int threads) {
+    slots_.clear();
+    slots_.resize(static_cast<size_t>(threads));
+    for (Slot& s : slots_) s.row_bits.assign((cols_ + rows_) / 64 + 1, 0);
+}
+
+void PropertiesPass::row(const RowBand& band, uint64_t y, int thread) {
+    Slot& slot = slots_[static_cast<size_t>(thread)];
+    const uint32_t* row = band.row(y);
+    uint64_t* bits = slot.row_bits.data();
+    const uint64_t X = cols_;
+    const int64_t ys = static_cast<int64_t>(y);
+    bool bounds_found = false, repeat_found = false;  // later ones in this row cannot be first
+    uint64_t print = 0;
+    auto scan = [&](uint64_t begin, uint64_t end, auto hash) {
+        for (uint64_t x = begin; x < end; ++x) {
+            const uint64_t v = row[x];
+            const int64_t xs = static_cast<int64_t>(x);
+            const uint64_t lo =
+                static_cast<uint64_t>(std::max<int64_t>({0, xs - 2 * ys, ys - 2 * xs}));
+            if (v < lo || v > x + y) [[unlikely]] {
+                if (!bounds_found)
+                    slot.bounds.offer(x, y,
+                                      cat(cell(x, y), " holds ", v, ", outside the bounds [", lo,
+                                          ", ", x + y, "]"));
+                bounds_found = true;
+                continue;  // kept out of the set, which stays small that way
+            }
+            if (seen_before(bits, 0, v)) [[unlikely]] {
+                if (!repeat_found)
+                    slot.rows.offer(
                         x, y,
                         cat("value ", v, " twice in row ", y, " (again at ", cell(x, y), ")"));
-                if (x > y && x < M) print += cell_hash(x, v);
+                repeat_found = true;
             }
-            if (y < M) row_print_[y] += print;
+            if constexpr (decltype(hash)::value) print += cell_hash(x, v);
         }
-        // Columns in blocks, each block walked row by row: the band is row-major, and a walk
-        // down one column would miss the cache at every cell.
-        constexpr uint64_t kColumnBlock = 16;
+    };
+    // Only cells right of the diagonal and left of column M enter row y's fingerprint.
+    const uint64_t a = std::min(X, y + 1), b = std::max(a, std::min(X, M_));
+    scan(0, a, std::false_type{});
+    scan(a, b, std::true_type{});
+    scan(b, X, std::false_type{});
+    if (y < M_) row_print_[y] = print;
+    if (X > 2 * y) {
+        uint64_t w = 0;
+        while (bits[w] == ~uint64_t{0}) ++w;
+        row_mex_[y] = 64 * w + static_cast<uint64_t>(std::countr_one(bits[w]));
+    }
+    std::fill_n(bits, slot.row_bits.size(), 0);
+}
+
+void PropertiesPass::band(const RowBand& b, int thread) {
+    Slot& slot = slots_[static_cast<size_t>(thread)];
+    const uint64_t Y = rows_, X = cols_, y1 = b.y0 + b.height;
+    // Columns in blocks, each block walked row by row: the band is row-major, and a walk down
+    // one column would miss the cache at every cell.
+#pragma omp for schedule(dynamic, 4) nowait
+    for (uint64_t xa = 0; xa < X; xa += kColumnBlock) {
+        const uint64_t xb = std::min(X, xa + kColumnBlock), n = xb - xa;
+        // The block's columns in locals: stores into the bitsets could alias the vectors'
+        // elements, and would make the compiler reload them at every cell.
+        uint64_t* bits[kColumnBlock];
+        uint64_t first[kColumnBlock], print[kColumnBlock];
+        for (uint64_t i = 0; i < n; ++i) {
+            bits[i] = col_bits_.data() + col_offset_[xa + i];
+            first[i] = col_first_[xa + i];
+            print[i] = 0;
+        }
+        // The next block's bitsets, from the lowest word this band can touch (x - 2y by the
+        // bounds) on, are fetched while this block runs: the accesses are random inside
+        // them, and each would otherwise wait for memory.
+        const char* ahead = nullptr;
+        uint64_t ahead_lines = 0;
+        if (xb < X) {
+            const uint64_t xc = std::min(X, xb + kColumnBlock);
+            const uint64_t low = std::max(col_first_[xb], xb > 2 * y1 ? (xb - 2 * y1) / 64 : 0);
+            ahead = reinterpret_cast<const char*>(col_bits_.data() + col_offset_[xb] + low -
+                                                  col_first_[xb]);
+            const char* end = reinterpret_cast<const char*>(col_bits_.data() + col_offset_[xc]);
+            ahead_lines = end > ahead ? static_cast<uint64_t>(end - ahead) / 64 + 1 : 0;
+        }
+        const uint64_t per_row = ahead_lines / b.height + 1;
+        for (uint64_t y = b.y0; y < y1; ++y) {
+            const uint32_t* row = b.row(y) + xa;
+            if (y + 8 < y1) __builtin_prefetch(b.row(y + 8) + xa);
+            for (uint64_t j = 0; j < per_row && ahead_lines > 0; ++j, --ahead_lines, ahead += 64)
+                __builtin_prefetch(ahead, 1);
+            for (uint64_t i = 0; i < n; ++i) {
+                const uint64_t x = xa + i, v = row[i];
+                if (v > x + y || v / 64 < first[i]) continue;  // out of bounds: reported so
+                if (seen_before(bits[i], first[i], v)) [[unlikely]]
+                    if (slot.cols.before(x, y))
+                        slot.cols.offer(x, y,
+                                        cat("value ", v, " twice in column ", x, " (again at ",
+                                            cell(x, y), ")"));
+                if (y > x && y < M_) print[i] += cell_hash(y, v);
+            }
+        }
+        for (uint64_t i = 0; i < n; ++i)
+            if (xa + i < M_) col_print_[xa + i] += print[i];
+    }
+    // Diagonal k holds the cells with x - y = k - (Y - 1). Blocks of diagonals, each walked
+    // row by row for the same reason; a diagonal belongs to one block, so no set is shared.
+    const uint64_t k_begin = Y - y1, k_end = X + Y - 1 - b.y0;  // the diagonals this band meets
+    constexpr uint64_t kDiagonalBlock = 64;
 #pragma omp for schedule(dynamic, 1) nowait
-        for (uint64_t xa = b.x0; xa < x1; xa += kColumnBlock) {
-            const uint64_t xb = std::min(x1, xa + kColumnBlock);
-            // Words cofs .. cofs + stride - 1 per column: values in bounds lie in
-            // [x - 2Y, x + Y], so wide tables cost O(Y) per column, not O(x).
-            const uint64_t cofs = xa > 2 * Y ? (xa - 2 * Y) / 64 : 0;
-            const uint64_t stride = (xb + Y) / 64 + 1 - cofs;
-            std::vector<uint64_t> seen(stride * (xb - xa), 0);
-            std::vector<uint64_t> print(xb - xa, 0);
-            for (uint64_t y = 0; y < Y; ++y) {
-                const uint32_t* row = b.values + y * b.width + (xa - b.x0);
-                for (uint64_t x = xa; x < xb; ++x) {
-                    const uint64_t v = row[x - xa];
-                    if (v > x + y || v / 64 < cofs) continue;  // out of bounds: reported so
-                    uint64_t& word = seen[(x - xa) * stride + v / 64 - cofs];
-                    const uint64_t bit = uint64_t{1} << (v % 64);
-                    if (word & bit)
-                        my_cols.offer(x, y,
-                                      cat("value ", v, " twice in column ", x, " (again at ",
-                                          cell(x, y), ")"));
-                    word |= bit;
-                    if (y > x && y < M) print[x - xa] += cell_hash(y, v);
-                }
-            }
-            for (uint64_t x = xa; x < xb; ++x)
-                if (x < M) col_print_[x] += print[x - xa];
+    for (uint64_t ka = k_begin; ka < k_end; ka += kDiagonalBlock) {
+        const uint64_t kb = std::min(k_end, ka + kDiagonalBlock);
+        // The parts of the next block's bitsets this band can touch (values in
+        // [|d| - t, |d| + 2t] for t = min(x, y) in the band), fetched while this block runs:
+        // the accesses are random inside them, and each would otherwise wait for memory.
+        std::vector<const char*>& ahead = slot.ahead;
+        ahead.clear();
+        for (uint64_t k = kb; k < std::min(k_end, kb + kDiagonalBlock); ++k) {
+            const Diagonal& d = diagonals_[k];
+            if (!d.bits) continue;
+            const uint64_t a = k > Y - 1 ? k - (Y - 1) : Y - 1 - k;
+            const uint64_t t_hi = k > Y - 1 ? y1 : y1 - std::min(y1, a);  // min(x, y) bound
+            const uint64_t low = std::max(d.first, a > t_hi ? (a - t_hi) / 64 : 0);
+            const uint64_t high = (a + 2 * t_hi) / 64;
+            for (uint64_t w = low; w <= high; w += 8)
+                ahead.push_back(reinterpret_cast<const char*>(d.bits.get() + (w - d.first)));
         }
-        // Diagonal k holds the cells with x - y = k - (Y - 1). Blocks of diagonals, each walked
-        // row by row for the same reason; a diagonal belongs to one block, so no set is shared.
-        const uint64_t k_begin = b.x0, k_end = x1 + Y - 1;
-        const uint64_t k_blocks = 4 * static_cast<uint64_t>(omp_get_num_threads());
-        const uint64_t k_step = (k_end - k_begin + k_blocks - 1) / k_blocks;
-#pragma omp for schedule(dynamic, 1)
-        for (uint64_t ka = k_begin; ka < k_end; ka += k_step) {
-            const uint64_t kb = std::min(k_end, ka + k_step);
-            for (uint64_t y = 0; y < Y; ++y) {
-                // x = k - (Y - 1) + y for k in [ka, kb), clipped to the band.
-                const int64_t shift = static_cast<int64_t>(y) - (rows_signed - 1);
-                const int64_t lo =
-                    std::max<int64_t>(static_cast<int64_t>(b.x0), static_cast<int64_t>(ka) + shift);
-                const int64_t hi =
-                    std::min<int64_t>(static_cast<int64_t>(x1), static_cast<int64_t>(kb) + shift);
-                const uint32_t* row = b.values + y * b.width;
-                for (int64_t xs = lo; xs < hi; ++xs) {
-                    const uint64_t x = static_cast<uint64_t>(xs);
-                    const uint64_t v = row[x - b.x0];
-                    if (v > x + y) continue;
-                    if (!diag_sets_[x + Y - 1 - y].insert(v))
-                        my_diags.offer(
-                            x, y,
-                            cat("value ", v, " twice on diagonal x - y = ",
-                                xs - static_cast<int64_t>(y), " (again at ", cell(x, y), ")"));
-                }
+        const uint64_t per_row = ahead.size() / b.height + 1;
+        // The block's diagonals in locals (opened here if this band is their first): stores
+        // into the bitsets could alias the diagonals' fields and force reloads at every cell.
+        uint64_t* bits[kDiagonalBlock];
+        uint64_t first[kDiagonalBlock];
+        for (uint64_t k = ka; k < kb; ++k) {
+            Diagonal& d = diagonals_[k];
+            if (!d.bits) {
+                // Its values lie in [a - t_max, a + 2 t_max] (a = |x - y|, t_max = its last
+                // min(x, y)).
+                const uint64_t a = k > Y - 1 ? k - (Y - 1) : Y - 1 - k;
+                const uint64_t t_max =
+                    k >= Y - 1 ? std::min(Y - 1, X - 1 - a) : std::min(X - 1, Y - 1 - a);
+                d.first = (a > t_max ? a - t_max : 0) / 64;
+                const uint64_t words = (a + 2 * t_max) / 64 + 1 - d.first;
+                d.bits = std::make_unique<uint64_t[]>(words);  // zeroed
             }
+            bits[k - ka] = d.bits.get();
+            first[k - ka] = d.first;
         }
-#pragma omp critical(grundy_properties_merge)
-        {
-            merge(bounds, my_bounds);
-            merge(in_rows, my_rows);
-            merge(in_cols, my_cols);
-            merge(in_diags, my_diags);
+        size_t next = 0;
+        for (uint64_t y = b.y0; y < y1; ++y) {
+            // x = k - (Y - 1) + y for k in [ka, kb), clipped to the table.
+            const uint64_t lo = std::max(ka + y, Y - 1) - (Y - 1);
+            const uint64_t hi = std::max(std::min(kb + y, X + Y - 1), Y - 1) - (Y - 1);
+            const uint32_t* row = b.row(y);
+            if (y + 8 < y1) __builtin_prefetch(b.row(y + 8) + lo);
+            for (uint64_t j = 0; j < per_row && next < ahead.size(); ++j)
+                __builtin_prefetch(ahead[next++], 1);
+            for (uint64_t x = lo; x < hi; ++x) {
+                const uint64_t v = row[x];
+                if (v > x + y) continue;
+                const uint64_t i = x + Y - 1 - y - ka;
+                bool repeat;
+                if (v / 64 >= first[i]) [[likely]] {
+                    repeat = seen_before(bits[i], first[i], v);
+                } else {
+                    std::vector<uint64_t>& low = diagonals_[ka + i].low;
+                    repeat = std::find(low.begin(), low.end(), v) != low.end();
+                    if (!repeat) low.push_back(v);
+                }
+                if (repeat && slot.diags.before(x, y)) [[unlikely]]
+                    slot.diags.offer(x, y,
+                                     cat("value ", v, " twice on diagonal x - y = ",
+                                         static_cast<int64_t>(x) - static_cast<int64_t>(y),
+                                         " (again at ", cell(x, y), ")"));
+            }
         }
     }
-    // Diagonals that end in this band are done.
-    for (uint64_t k = b.x0; k < x1; ++k) diag_sets_[k].release();
-    const uint64_t cells = b.width * Y;
+}
+
+void PropertiesPass::finish_band(const RowBand& b) {
+    const uint64_t Y = rows_, X = cols_, y1 = b.y0 + b.height;
+    // Diagonals whose last cell is in this band are done: x - y = d ends at row
+    // min(Y - 1, X - 1 - d).
+    for (uint64_t k = Y - y1; k < X + Y - 1 - b.y0; ++k) {
+        Diagonal& d = diagonals_[k];
+        if (!d.bits && d.low.empty()) continue;
+        const int64_t dd = static_cast<int64_t>(k) - static_cast<int64_t>(Y - 1);
+        const int64_t last =
+            std::min<int64_t>(static_cast<int64_t>(Y) - 1, static_cast<int64_t>(X) - 1 - dd);
+        if (last < static_cast<int64_t>(y1)) {
+            d.bits.reset();
+            std::vector<uint64_t>().swap(d.low);
+        }
+    }
+    const uint64_t cells = b.height * X;
     bounds_.checked += cells;
     distinct_rows_.checked += cells;
     distinct_cols_.checked += cells;
     distinct_diags_.checked += cells;
-    settle(bounds_, bounds);
-    settle(distinct_rows_, in_rows);
-    settle(distinct_cols_, in_cols);
-    settle(distinct_diags_, in_diags);
 }
 
 PropertiesReport PropertiesPass::report() const {
     PropertiesReport report;
-    const uint64_t M = std::min(rows_, cols_);
+    const uint64_t M = M_;
     PropertyCheck symmetry{"symmetry", M * (M - 1) / 2, {}};
     for (uint64_t m = 0; m < M && !symmetry.first_violation; ++m) {
         if (row_print_[m] == col_print_[m]) continue;
@@ -184,26 +304,38 @@ PropertiesReport PropertiesPass::report() const {
                 break;
             }
     }
+    FirstViolation bounds, rows, cols, diags;
+    for (const Slot& s : slots_) {
+        bounds.merge(s.bounds);
+        rows.merge(s.rows);
+        cols.merge(s.cols);
+        diags.merge(s.diags);
+    }
+    PropertyCheck b = bounds_, r = distinct_rows_, c = distinct_cols_, d = distinct_diags_;
+    if (bounds.any()) b.first_violation = bounds.message;
+    if (rows.any()) r.first_violation = rows.message;
+    if (cols.any()) c.first_violation = cols.message;
+    if (diags.any()) d.first_violation = diags.message;
     PropertyCheck complete{"rows_complete", rows_, {}};
     for (uint64_t y = 0; y < rows_ && !complete.first_violation; ++y) {
         if (cols_ <= 2 * y) break;  // X - 2y <= 0: nothing is required of this row or later ones
-        const uint64_t need = cols_ - 2 * y, mex = row_sets_[y].mex();
+        const uint64_t need = cols_ - 2 * y, mex = row_mex_[y];
         if (mex < need)
             complete.first_violation =
                 cat("row ", y, " lacks the value ", mex, " (a row of length ", cols_,
                     " holds every value below ", need, ")");
     }
-    report.checks = {symmetry, bounds_, distinct_rows_, distinct_cols_, distinct_diags_, complete};
+    report.checks = {symmetry, b, r, c, d, complete};
     return report;
 }
 
 }  // namespace analysis
 
 PropertiesReport check_properties(const Hdf5TableReader& table, int threads) {
-    analysis::PropertiesPass pass(table.rows(), table.cols(), threads);
+    analysis::PropertiesPass pass(table.rows(), table.cols(), analysis::column_band_width(table));
     pass.set_table(&table);
-    analysis::ColumnBandPass* passes[] = {&pass};
-    analysis::stream_column_bands(table, passes);
+    analysis::RowBandPass* passes[] = {&pass};
+    analysis::stream_row_bands(table, passes, threads);
     return pass.report();
 }
 

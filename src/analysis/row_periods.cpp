@@ -1,9 +1,7 @@
 // The periodicity pass: for each row y, d(x) = g(x, y) - x over the stored columns, under the
-// one criterion of grundy/periodicity.hpp (Z-function, O(X) per row). The file is read in row
-// bands (one chunk height x all columns), since the criterion needs whole rows; the rows of a
-// band are done in parallel.
-#include <omp.h>
-
+// one criterion of grundy/periodicity.hpp (O(X) per row). It rides on the row-band stream
+// (one chunk height x all columns), since the criterion needs whole rows; the rows of a band
+// are done in parallel.
 #include <algorithm>
 #include <fstream>
 
@@ -22,7 +20,9 @@ const char* const kRowPeriodCriterion =
 RowPeriod row_period(std::span<const uint32_t> row, uint64_t y) {
     RowPeriod result;
     result.row = y;
-    std::vector<int64_t> d(row.size());
+    // Reused from row to row: one allocation per thread, not one per row.
+    thread_local std::vector<int64_t> d;
+    d.resize(row.size());
     for (uint64_t x = 0; x < row.size(); ++x)
         d[x] = static_cast<int64_t>(row[x]) - static_cast<int64_t>(x);
     result.periodicity = find_row_period(d);
@@ -34,23 +34,19 @@ RowPeriod row_period(std::span<const uint32_t> row, uint64_t y) {
     return result;
 }
 
+namespace analysis {
+
+void PeriodicityPass::row(const RowBand& band, uint64_t y, int /*thread*/) {
+    periods_[y] = row_period(std::span<const uint32_t>(band.row(y), band.cols), y);
+}
+
+}  // namespace analysis
+
 std::vector<RowPeriod> row_periods(const Hdf5TableReader& table, int threads) {
-    const uint64_t rows = table.rows(), cols = table.cols();
-    uint64_t height = table.chunk_rows();
-    if (height == 0 || height > 4096) height = std::min<uint64_t>(256, rows);
-    std::vector<RowPeriod> result(rows);
-    std::vector<uint32_t> band;
-    const int t = analysis::thread_count(threads);
-    for (uint64_t y0 = 0; y0 < rows; y0 += height) {
-        const uint64_t h = std::min(height, rows - y0);
-        band.resize(h * cols);
-        table.read(0, y0, cols, h, band.data());
-#pragma omp parallel for num_threads(t) schedule(dynamic, 1) if (h * cols >= 65536)
-        for (uint64_t j = 0; j < h; ++j)
-            result[y0 + j] =
-                row_period(std::span<const uint32_t>(band.data() + j * cols, cols), y0 + j);
-    }
-    return result;
+    analysis::PeriodicityPass pass(table.rows());
+    analysis::RowBandPass* passes[] = {&pass};
+    analysis::stream_row_bands(table, passes, threads);
+    return pass.take();
 }
 
 void write_row_periods_csv(const std::vector<RowPeriod>& periods, const std::string& path) {

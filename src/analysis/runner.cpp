@@ -1,5 +1,5 @@
-// analyze_table: runs the chosen passes over one file (periodicity by row bands, the others in
-// one shared column-band stream), stores the results under /analysis, writes the row-periods
+// analyze_table: runs the chosen passes over one file (verify by column bands, the others in
+// one shared row-band stream), stores the results under /analysis, writes the row-periods
 // CSV, and renders the summary as text or JSON.
 #include <hdf5.h>
 
@@ -186,24 +186,32 @@ AnalysisReport analyze_table(const std::string& path, const AnalysisOptions& o) 
         r.rows = table.rows();
         r.cols = table.cols();
         r.complete = table.complete();
-        if (o.periodicity) r.periods = row_periods(table, o.threads);
-        std::unique_ptr<analysis::VerifyPass> verify;
+        // Periodicity, P-positions and properties share one row-band stream (one decompression
+        // of each chunk); verify keeps its column-band stream, whose order its report names.
+        std::unique_ptr<analysis::PeriodicityPass> periodicity;
         std::unique_ptr<analysis::PPositionPass> ppositions;
         std::unique_ptr<analysis::PropertiesPass> properties;
-        std::vector<analysis::ColumnBandPass*> passes;
-        if (o.verify)
+        std::vector<analysis::RowBandPass*> passes;
+        if (o.periodicity)
             passes.push_back(
-                (verify = std::make_unique<analysis::VerifyPass>(r.rows, r.cols, o.threads)).get());
+                (periodicity = std::make_unique<analysis::PeriodicityPass>(r.rows)).get());
         if (o.ppositions)
             passes.push_back(
                 (ppositions = std::make_unique<analysis::PPositionPass>(r.rows, r.cols)).get());
         if (o.properties) {
-            properties = std::make_unique<analysis::PropertiesPass>(r.rows, r.cols, o.threads);
+            properties = std::make_unique<analysis::PropertiesPass>(
+                r.rows, r.cols, analysis::column_band_width(table));
             properties->set_table(&table);
             passes.push_back(properties.get());
         }
-        if (!passes.empty()) analysis::stream_column_bands(table, passes);
-        if (verify) r.verify = verify->report();
+        if (!passes.empty()) analysis::stream_row_bands(table, passes, o.threads);
+        if (o.verify) {
+            analysis::VerifyPass verify(r.rows, r.cols, o.threads);
+            analysis::ColumnBandPass* column_passes[] = {&verify};
+            analysis::stream_column_bands(table, column_passes);
+            r.verify = verify.report();
+        }
+        if (periodicity) r.periods = periodicity->take();
         if (ppositions) r.ppositions = ppositions->report();
         if (properties) r.properties = properties->report();
     }  // the reader is closed before the file is opened for writing

@@ -34,7 +34,11 @@ struct Hdf5TableReader::Impl {
     int shuffle_index = -1, deflate_index = -1, blosc_index = -1;
 
     void detect_fast_path(hid_t dcpl, hid_t type);
-    void read_fast(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, uint32_t* out) const;
+    // Raw chunk bytes, reused from call to call: fresh buffers cost page faults on every read.
+    mutable std::vector<std::vector<uint8_t>> raw_buffers;
+
+    void read_fast(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, uint32_t* out,
+                   uint64_t stride) const;
 };
 
 namespace {
@@ -111,18 +115,22 @@ bool Hdf5TableReader::complete() const {
     return impl_->complete;
 }
 
-void Hdf5TableReader::read(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height,
-                           uint32_t* out) const {
+void Hdf5TableReader::read(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, uint32_t* out,
+                           uint64_t stride) const {
     const Impl& m = *impl_;
     if (x0 + width > m.cols || y0 + height > m.rows || width == 0 || height == 0)
         throw Error("read outside the table " + m.path);
+    if (stride == 0) stride = width;
+    if (stride < width) throw Error("read with a row stride below its width");
     // Large reads decode their chunks in parallel; small ones use HDF5's chunk cache.
     if (m.fast && width * height >= m.chunk_rows * m.chunk_cols)
-        return m.read_fast(x0, y0, width, height, out);
+        return m.read_fast(x0, y0, width, height, out, stride);
     H5Handle fspace(H5Dget_space(m.dataset.get()), H5Sclose);
     const hsize_t start[2] = {y0, x0}, count[2] = {height, width};
     H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, nullptr, count, nullptr);
-    H5Handle mspace(H5Screate_simple(2, count, nullptr), H5Sclose);
+    const hsize_t mdims[2] = {height, stride}, mstart[2] = {0, 0};
+    H5Handle mspace(H5Screate_simple(2, mdims, nullptr), H5Sclose);
+    H5Sselect_hyperslab(mspace.get(), H5S_SELECT_SET, mstart, nullptr, count, nullptr);
     if (H5Dread(m.dataset.get(), H5T_NATIVE_UINT32, mspace.get(), fspace.get(), H5P_DEFAULT, out) <
         0)
         throw Error("cannot read " + m.path + " (damaged or truncated file?)");
@@ -155,18 +163,20 @@ void Hdf5TableReader::Impl::detect_fast_path(hid_t dcpl, hid_t type) {
 }
 
 void Hdf5TableReader::Impl::read_fast(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height,
-                                      uint32_t* out) const {
+                                      uint32_t* out, uint64_t stride) const {
     const uint64_t cr = chunk_rows, cc = chunk_cols, n = cr * cc;
     const uint64_t i0 = x0 / cc, i1 = (x0 + width - 1) / cc, j0 = y0 / cr,
                    j1 = (y0 + height - 1) / cr;
     struct Raw {
         uint64_t cx, cy;
         uint32_t mask = 0;
-        std::unique_ptr<uint8_t[]> bytes;  // null: never written, reads as the fill value 0
+        const uint8_t* bytes;  // null: never written, reads as the fill value 0
         size_t size = 0;
     };
     std::vector<Raw> raws;
-    raws.reserve((i1 - i0 + 1) * (j1 - j0 + 1));
+    const size_t chunks = (i1 - i0 + 1) * (j1 - j0 + 1);
+    raws.reserve(chunks);
+    if (raw_buffers.size() < chunks) raw_buffers.resize(chunks);
     // HDF5 calls stay on this thread; only the decoding runs in parallel.
     for (uint64_t j = j0; j <= j1; ++j)
         for (uint64_t i = i0; i <= i1; ++i) {
@@ -174,12 +184,14 @@ void Hdf5TableReader::Impl::read_fast(uint64_t x0, uint64_t y0, uint64_t width, 
             const hsize_t offset[2] = {r.cy, r.cx};
             hsize_t nbytes = 0;
             if (H5Dget_chunk_storage_size(dataset.get(), offset, &nbytes) >= 0 && nbytes > 0) {
-                r.bytes = std::make_unique_for_overwrite<uint8_t[]>(nbytes);
+                std::vector<uint8_t>& buffer = raw_buffers[raws.size()];
+                if (buffer.size() < nbytes) buffer.resize(nbytes);
+                r.bytes = buffer.data();
                 r.size = nbytes;
-                if (H5Dread_chunk(dataset.get(), H5P_DEFAULT, offset, &r.mask, r.bytes.get()) < 0)
+                if (H5Dread_chunk(dataset.get(), H5P_DEFAULT, offset, &r.mask, buffer.data()) < 0)
                     throw Error("cannot read " + path + " (damaged or truncated file?)");
             }
-            raws.push_back(std::move(r));
+            raws.push_back(r);
         }
     const uint64_t raw_size = n * value_size;
     bool failed = false;
@@ -196,10 +208,10 @@ void Hdf5TableReader::Impl::read_fast(uint64_t x0, uint64_t y0, uint64_t width, 
             const uint64_t ay = std::max(y0, r.cy), by = std::min(y0 + height, r.cy + cr);
             if (!r.bytes) {
                 for (uint64_t y = ay; y < by; ++y)
-                    std::fill_n(out + (y - y0) * width + (ax - x0), bx - ax, 0u);
+                    std::fill_n(out + (y - y0) * stride + (ax - x0), bx - ax, 0u);
                 continue;
             }
-            const uint8_t* data = r.bytes.get();
+            const uint8_t* data = r.bytes;
             size_t size = r.size;
             if (blosc_index >= 0 && !(r.mask >> blosc_index & 1)) {
                 // Blosc trusts the sizes in its 16-byte header, so they are checked against
@@ -238,7 +250,7 @@ void Hdf5TableReader::Impl::read_fast(uint64_t x0, uint64_t y0, uint64_t width, 
             }
             const bool shuffled = shuffle_index >= 0 && !(r.mask >> shuffle_index & 1);
             for (uint64_t y = ay; y < by; ++y) {
-                uint32_t* dst = out + (y - y0) * width + (ax - x0);
+                uint32_t* dst = out + (y - y0) * stride + (ax - x0);
                 const uint64_t base = (y - r.cy) * cc + (ax - r.cx);
                 const uint64_t count = bx - ax;
                 // Byte k of value i is at k * n + i: what H5Z's shuffle filter writes.
