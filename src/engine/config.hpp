@@ -23,4 +23,17 @@ inline constexpr uint64_t kTilesPerThread = 4;
 inline constexpr uint32_t kMinTile = 8;
 inline constexpr uint32_t kMaxTile = 4096;
 
+// Strips (grundy periods), swept by bands of rows in a pipeline (strip.hpp).
+// Fewest rows per band: below this, handing columns between threads costs more than the band's
+// own work, so a narrow strip gets fewer threads.
+inline constexpr uint64_t kMinStripBandRows = 8;
+// Columns the lowest band may run ahead of the highest: column windows and spare diagonal slots
+// (a few hundred bytes each at 1024 rows). Many, because on a busy machine a thread loses the
+// CPU for milliseconds (thousands of columns) and the others should keep going meanwhile.
+inline constexpr uint64_t kStripLag = 512;
+// Cost of a cell of row y, in the units of kStripCostPerRow * y + kStripCostBase, for cutting
+// the rows into bands of equal work: a cell's scans and windows grow with y.
+inline constexpr uint64_t kStripCostBase = 640;
+inline constexpr uint64_t kStripCostPerRow = 1;
+
 }  // namespace grundy::engine

@@ -1,6 +1,12 @@
 // Strip: the column sweep of a strip, its relative state, and comparisons and restores of it.
 #include "engine/strip.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "engine/config.hpp"
 #include "grundy/error.hpp"
 
 namespace grundy::engine {
@@ -9,7 +15,7 @@ bool same_state(const StripSnapshot& a, const StripSnapshot& b) {
     return a.rows == b.rows && a.words == b.words;
 }
 
-Strip::Strip(uint64_t rows, MexKernel kernel) : rows_(rows) {
+Strip::Strip(uint64_t rows, MexKernel kernel, int threads) : rows_(rows) {
     if (rows == 0) throw Error("a strip needs at least one row");
     // Strip windows are short (about 3y bits) and the scans shorter still, so the word-at-a-time
     // scan wins: rows 0..255 took 13.1 s with it, 14.0 s with the summary kernel and 15.7 s
@@ -33,7 +39,9 @@ Strip::Strip(uint64_t rows, MexKernel kernel) : rows_(rows) {
             break;
     }
     kernel_name_ = mex_kernel_name(kernel);
-    windows_ = std::make_unique<StripWindows>(rows);
+    uint64_t bands = threads > 1 ? static_cast<uint64_t>(threads) : 1;
+    bands = std::max<uint64_t>(1, std::min(bands, rows / kMinStripBandRows));
+    windows_ = std::make_unique<StripWindows>(rows, bands > 1 ? kStripLag : 1);
     // Highest rows first: they settle last, so that is where two states usually differ.
     for (uint64_t y = rows - 1; y >= 1; --y) {
         const int64_t iy = static_cast<int64_t>(y);
@@ -45,11 +53,137 @@ Strip::Strip(uint64_t rows, MexKernel kernel) : rows_(rows) {
         state_words_ += (seg.bits + 63) / 64;
         state_bits_ += seg.bits;
     }
+    for (uint32_t i = 0; i < layout_.size(); ++i) all_segments_.push_back(i);
+
+    // Bands of equal estimated work: cuts where the running cost passes k / bands of the total.
+    auto cost = [](uint64_t y) { return kStripCostBase + kStripCostPerRow * y; };
+    uint64_t total = 0;
+    for (uint64_t y = 0; y < rows; ++y) total += cost(y);
+    std::vector<uint64_t> starts = {0};
+    uint64_t run = 0;
+    for (uint64_t y = 0; y < rows && starts.size() < bands; ++y) {
+        run += cost(y);
+        // Leave at least kMinStripBandRows rows to each band (bands <= rows / kMin... ).
+        const uint64_t k = starts.size();
+        if (run * bands >= k * total && y + 1 - starts.back() >= kMinStripBandRows &&
+            rows - (y + 1) >= (bands - k) * kMinStripBandRows)
+            starts.push_back(y + 1);
+    }
+    starts.push_back(rows);
+    for (size_t k = 0; k + 1 < starts.size(); ++k) {
+        auto band = std::make_unique<Band>();
+        band->y0 = starts[k];
+        band->y1 = starts[k + 1];
+        band->g.resize(band->y1 - band->y0);
+        // The band compares its rows, and the diagonals through (x, y - 1) for its rows y - 1.
+        for (uint32_t i = 0; i < layout_.size(); ++i) {
+            const Segment& seg = layout_[i];
+            const uint64_t owner_row = seg.is_row ? seg.y : seg.y - 1;
+            if (owner_row >= band->y0 && owner_row < band->y1) band->segments.push_back(i);
+        }
+        bands_.push_back(std::move(band));
+    }
+}
+
+Strip::~Strip() = default;
+
+std::vector<uint64_t> Strip::band_starts() const {
+    std::vector<uint64_t> r;
+    for (const auto& b : bands_) r.push_back(b->y0);
+    r.push_back(rows_);
+    return r;
+}
+
+std::vector<double> Strip::band_wait_seconds() const {
+    std::vector<double> r;
+    for (const auto& b : bands_) r.push_back(b->wait_seconds);
+    return r;
 }
 
 uint64_t Strip::advance(uint64_t* g) {
-    sweep_(*windows_, next_, g);
-    return next_++;
+    StripBlock b;
+    b.columns = 1;
+    b.rows_done = [g](uint64_t, uint64_t y0, uint64_t y1, const uint64_t* v) {
+        std::copy(v, v + (y1 - y0), g + y0);
+    };
+    const uint64_t x = next_;
+    advance_block(b);
+    return x;
+}
+
+// Spins briefly (the neighbour is usually a few hundred nanoseconds behind), then yields: on a
+// busy machine the thread it waits for may not be running at all.
+void Strip::wait_for(Band& band, const std::atomic<uint64_t>& counter, uint64_t target) {
+    if (counter.load(std::memory_order_acquire) >= target) return;
+    const auto start = std::chrono::steady_clock::now();
+    for (uint64_t spins = 0; counter.load(std::memory_order_acquire) < target; ++spins) {
+        if (failed_.load(std::memory_order_relaxed)) throw Error("internal: another band failed");
+        if (spins < 4096) {
+#if defined(__x86_64__)
+            __builtin_ia32_pause();
+#endif
+        } else {
+            std::this_thread::yield();
+        }
+    }
+    band.wait_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void Strip::run_band(size_t k, uint64_t first, const StripBlock& b) {
+    Band& band = *bands_[k];
+    const size_t last_band = bands_.size() - 1;
+    const uint64_t lag = windows_->lag;
+    for (uint64_t i = 0; i < b.columns; ++i) {
+        const uint64_t x = first + i;
+        if (k > 0) {
+            wait_for(band, bands_[k - 1]->done, x + 1);  // rows below, this column
+        } else if (last_band > 0 && x >= lag) {
+            // Column slot x mod lag and the diagonal slots it reuses are free once the highest
+            // band has finished column x - lag.
+            wait_for(band, bands_[last_band]->done, x - lag + 1);
+        }
+        sweep_(*windows_, x, band.y0, band.y1, band.g.data());
+        if (b.rows_done) b.rows_done(x, band.y0, band.y1, band.g.data());
+        if (b.compare) band.matched[i] = band_matches(band, *b.compare, x) ? 1 : 0;
+        band.done.store(x + 1, std::memory_order_release);
+    }
+}
+
+void Strip::advance_block(const StripBlock& b) {
+    if (b.columns == 0) return;
+    if (failed_.load()) throw Error("internal: strip used after a failed sweep");
+    const uint64_t first = next_;
+    for (auto& band : bands_) {
+        band->done.store(first, std::memory_order_relaxed);
+        if (b.compare) band->matched.assign(b.columns, 0);
+    }
+    if (bands_.size() == 1) {
+        run_band(0, first, b);
+    } else {
+        // The exception of the band that failed first; the others then stop waiting and throw
+        // too, but only to get out.
+        std::exception_ptr error;
+        auto work = [&](size_t k) {
+            try {
+                run_band(k, first, b);
+            } catch (...) {
+                if (!failed_.exchange(true)) error = std::current_exception();
+            }
+        };
+        std::vector<std::thread> helpers;
+        for (size_t k = 1; k < bands_.size(); ++k) helpers.emplace_back(work, k);
+        work(0);
+        for (auto& t : helpers) t.join();
+        if (error) std::rethrow_exception(error);
+    }
+    next_ = first + b.columns;
+    if (mismatch_.load()) throw Error("internal: live comparison and snapshot disagree");
+    if (b.compare && b.matched) {
+        b.matched->assign(b.columns, 1);
+        for (const auto& band : bands_)
+            for (uint64_t i = 0; i < b.columns; ++i) (*b.matched)[i] &= band->matched[i];
+    }
 }
 
 const BitWindow& Strip::window_of(const Segment& seg, uint64_t x) const {
@@ -78,8 +212,10 @@ uint64_t Strip::chunk(const BitWindow& w, int64_t v) {
 }
 
 template <class Visit>
-bool Strip::for_each_state_word(uint64_t x, Visit&& visit) const {
-    for (const auto& seg : layout_) {
+bool Strip::for_each_state_word(const std::vector<uint32_t>& segs, uint64_t x,
+                                Visit&& visit) const {
+    for (const uint32_t i : segs) {
+        const Segment& seg = layout_[i];
         const BitWindow& w = window_of(seg, x);
         const int64_t first = static_cast<int64_t>(x) + seg.start;
         for (uint64_t k = 0; k * 64 < seg.bits; ++k) {
@@ -98,7 +234,7 @@ void Strip::snapshot(StripSnapshot& out) const {
     out.rows = rows_;
     out.column = x;
     out.words.assign(state_words_, 0);
-    for_each_state_word(x, [&](uint64_t i, uint64_t word) {
+    for_each_state_word(all_segments_, x, [&](uint64_t i, uint64_t word) {
         out.words[i] = word;
         return true;
     });
@@ -107,8 +243,29 @@ void Strip::snapshot(StripSnapshot& out) const {
 bool Strip::matches(const StripSnapshot& s) const {
     if (next_ == 0 || s.rows != rows_ || s.words.size() != state_words_) return false;
     // Stops at the first differing word: cheap when the states differ, as they almost always do.
-    return for_each_state_word(next_ - 1,
+    return for_each_state_word(all_segments_, next_ - 1,
                                [&](uint64_t i, uint64_t word) { return word == s.words[i]; });
+}
+
+// The band's part of matches(), right after the band swept column x: its segments cannot change
+// before it starts column x + 1 (strip.hpp). A match is checked again by copying the segments
+// out, as snapshot() would, and comparing the copies.
+bool Strip::band_matches(Band& band, const StripSnapshot& s, uint64_t x) {
+    if (s.rows != rows_ || s.words.size() != state_words_) return false;
+    const bool same = for_each_state_word(
+        band.segments, x, [&](uint64_t i, uint64_t word) { return word == s.words[i]; });
+    if (!same) return false;
+    band.check.words.assign(state_words_, 0);
+    for_each_state_word(band.segments, x, [&](uint64_t i, uint64_t word) {
+        band.check.words[i] = word;
+        return true;
+    });
+    for (const uint32_t i : band.segments) {
+        const Segment& seg = layout_[i];
+        for (uint64_t w = seg.offset; w < seg.offset + (seg.bits + 63) / 64; ++w)
+            if (band.check.words[w] != s.words[w]) mismatch_.store(true);
+    }
+    return true;
 }
 
 void Strip::restore(const StripSnapshot& s) {
@@ -118,6 +275,7 @@ void Strip::restore(const StripSnapshot& s) {
     const uint64_t x = s.column;
     // Row 0 is g(x', 0) = x': everything up to x is in it.
     StripWindows::reset(ws.row_sets[0], x + 1);
+    if (failed_.load()) throw Error("internal: strip used after a failed sweep");
     for (const auto& seg : layout_) {
         BitWindow& w = seg.is_row ? ws.row_sets[seg.y] : ws.diag_sets[ws.diag_slot(x, seg.y - 1)];
         const int64_t first = static_cast<int64_t>(x) + seg.start;
