@@ -63,7 +63,9 @@ constexpr uint64_t kMaxRows = 16384;  // block values g - x + 2y <= 3y fit 16 bi
 // Columns per block of the threaded sweep: the threads meet at a block's end, where the
 // pipeline drains (up to kStripLag columns of the lowest band's lead), so a block should be much
 // longer than that; and it is the granularity of checkpoints and progress (a few ms at most).
-constexpr uint64_t kBlockColumns = 8192;
+constexpr uint64_t kBlockColumns = 65536;
+// Rows converted at a time by record_rows (a buffer on the stack).
+constexpr uint64_t kRecordChunk = 256;
 
 // The ring's storage: calloc, so the zero pages cost nothing until the sweep reaches them (a
 // vector would write gigabytes of zeros up front).
@@ -370,28 +372,51 @@ struct RecordErrors {
 void record_rows(Progress& p, uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g,
                  uint64_t rows, RecordErrors& errors) {
     const uint64_t L = p.ring_len;
-    uint16_t* slot = p.ring.data() + (x % L) * rows;
-    bool bad = false;
-    uint64_t bad_y = 0;
-    for (uint64_t y = y0; y < y1; ++y) {
-        // g - x + 2y lies in 0..3y (Landman's bounds); as unsigned, anything else exceeds 3y.
-        const uint64_t v = g[y - y0] + 2 * y - x;
-        if (v > 3 * y) {
-            if (!bad) bad_y = y;
-            bad = true;
-            continue;
+    const uint64_t n = y1 - y0;
+    uint16_t* slot = p.ring.data() + (x % L) * rows + y0;
+    // The slot of a later column is L columns old, out of every cache: fetch it while this
+    // column's values are converted and compared.
+    const uint16_t* later = p.ring.data() + ((x + 4) % L) * rows + y0;
+    for (uint64_t i = 0; i < n * 2; i += 64)
+        __builtin_prefetch(reinterpret_cast<const char*>(later) + i, 1);
+    // Branch-free loops the compiler vectorises: the values g - x + 2y, which Landman's bounds
+    // put in 0..3y (as unsigned, anything else exceeds 3y), then whether any differs from the
+    // value L columns before, and only then which.
+    uint16_t u[kRecordChunk];
+    for (uint64_t c0 = 0; c0 < n; c0 += kRecordChunk) {
+        const uint64_t m = std::min(kRecordChunk, n - c0);
+        uint64_t bad = 0;
+        for (uint64_t i = 0; i < m; ++i) {
+            const uint64_t y = y0 + c0 + i;
+            const uint64_t v = g[c0 + i] + 2 * y - x;
+            bad |= v > 3 * y;
+            u[i] = static_cast<uint16_t>(v);
         }
-        const auto u = static_cast<uint16_t>(v);
-        if (x >= L && slot[y] != u) p.last_mismatch[y] = x - L;
-        slot[y] = u;
-    }
-    if (bad) {
-        std::lock_guard<std::mutex> lock(errors.mutex);
-        if (!errors.out_of_bounds || x < errors.x) {
-            errors.out_of_bounds = true;
-            errors.x = x;
-            errors.y = bad_y;
+        if (bad) {
+            uint64_t bad_y = y0 + c0;
+            for (uint64_t i = 0; i < m; ++i) {
+                const uint64_t y = y0 + c0 + i;
+                if (g[c0 + i] + 2 * y - x > 3 * y) {
+                    bad_y = y;
+                    break;
+                }
+            }
+            std::lock_guard<std::mutex> lock(errors.mutex);
+            if (!errors.out_of_bounds || x < errors.x) {
+                errors.out_of_bounds = true;
+                errors.x = x;
+                errors.y = bad_y;
+            }
         }
+        uint16_t* out = slot + c0;
+        if (x >= L) {
+            uint16_t diff = 0;
+            for (uint64_t i = 0; i < m; ++i) diff |= out[i] ^ u[i];
+            if (diff)
+                for (uint64_t i = 0; i < m; ++i)
+                    if (out[i] != u[i]) p.last_mismatch[y0 + c0 + i] = x - L;
+        }
+        std::memcpy(out, u, m * sizeof(uint16_t));
     }
 }
 
@@ -442,6 +467,13 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
         if (L) start_ring(p, Y, L);
     }
     Runner runner(o);
+    result.band_starts = strip.band_starts();
+    // The waits of the strips swept so far (phase 1's, then phase 2's too).
+    auto note_waits = [&](const Strip& s) {
+        const std::vector<double> w = s.band_wait_seconds();
+        result.band_wait_seconds.resize(w.size(), 0.0);
+        for (size_t k = 0; k < w.size(); ++k) result.band_wait_seconds[k] += w[k];
+    };
     const uint64_t first_saved = 2 * Y;  // every window at values >= 0 from here on
     // Short blocks under --test-delay-us, so that tests can stop a run between any two of them.
     const uint64_t block = o.test_delay_us ? 16 : kBlockColumns;
@@ -459,6 +491,7 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
             const uint64_t next = strip.columns_done();
             if (!p.found && o.max_cols && next >= o.max_cols) {
                 result.status = PeriodsResult::Status::NotCertified;
+                note_waits(strip);
                 result.seconds = elapsed();
                 return result;
             }
@@ -520,6 +553,7 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
             report(o.progress, 1, end, p.found ? p.x0 + p.ring_len + 1 : 0,
                    p.has_saved ? p.saved.column : p.x0, strip);
             if (runner.after_block(p, strip, result, processed)) {
+                note_waits(strip);
                 result.seconds = elapsed();
                 return result;
             }
@@ -540,6 +574,7 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
     result.x0 = p.x0;
     result.period = p.period;
     const uint64_t P = p.period;
+    note_waits(strip);
     if (p.phase == 2) {
         Strip pass(Y, o.kernel, o.threads);
         if (!p.strip.words.empty()) pass.restore(p.strip);
@@ -561,10 +596,12 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
             if (end - 1 == last) {
                 if (!at_x0.words.empty() && !pass.matches(at_x0))
                     throw Error("internal: the certificate did not repeat in phase 2");
+                note_waits(pass);
                 break;
             }
             report(o.progress, 2, end, last + 1, p.x0, pass);
             if (runner.after_block(p, pass, result, b.columns)) {
+                note_waits(pass);
                 result.seconds = elapsed();
                 return result;
             }

@@ -220,6 +220,19 @@ int run(const po::variables_map& v) {
             r.resumed ? " (this part, resumed)" : "", r.threads, r.threads == 1 ? "" : "s",
             r.kernel.c_str(),
             r.second_pass ? "second pass needed" : "preperiods from the first pass");
+        if (r.threads > 1) {
+            // The pipeline's balance: how long each band of rows waited for its neighbour.
+            std::string bands;
+            for (size_t k = 0; k + 1 < r.band_starts.size(); ++k) {
+                char one[96];
+                std::snprintf(one, sizeof one, "%s%llu..%llu %.1f s", k ? ", " : "",
+                              static_cast<unsigned long long>(r.band_starts[k]),
+                              static_cast<unsigned long long>(r.band_starts[k + 1] - 1),
+                              k < r.band_wait_seconds.size() ? r.band_wait_seconds[k] : 0.0);
+                bands += one;
+            }
+            std::fprintf(stderr, "rows per thread and time waiting: %s\n", bands.c_str());
+        }
     }
     return 0;
 }

@@ -29,11 +29,16 @@ inline constexpr uint32_t kMaxTile = 4096;
 inline constexpr uint64_t kMinStripBandRows = 8;
 // Columns the lowest band may run ahead of the highest: column windows and spare diagonal slots
 // (a few hundred bytes each at 1024 rows). Many, because on a busy machine a thread loses the
-// CPU for milliseconds (thousands of columns) and the others should keep going meanwhile.
-inline constexpr uint64_t kStripLag = 512;
+// CPU for milliseconds (hundreds or thousands of columns) and the others should keep going.
+inline constexpr uint64_t kStripLag = 4096;
+// Polls of a neighbour's progress before a waiting band sleeps (a few microseconds).
+inline constexpr uint32_t kStripSpins = 2000;
 // Cost of a cell of row y, in the units of kStripCostPerRow * y + kStripCostBase, for cutting
 // the rows into bands of equal work: a cell's scans and windows grow with y.
 inline constexpr uint64_t kStripCostBase = 640;
 inline constexpr uint64_t kStripCostPerRow = 1;
+// How many cells ahead a strip's column sweep prefetches the words of the row and diagonal
+// windows (strip_sweep.hpp).
+inline constexpr uint64_t kStripPrefetchCells = 4;
 
 }  // namespace grundy::engine

@@ -15,7 +15,7 @@ bool same_state(const StripSnapshot& a, const StripSnapshot& b) {
     return a.rows == b.rows && a.words == b.words;
 }
 
-Strip::Strip(uint64_t rows, MexKernel kernel, int threads) : rows_(rows) {
+Strip::Strip(uint64_t rows, MexKernel kernel, int threads, uint64_t lag) : rows_(rows) {
     if (rows == 0) throw Error("a strip needs at least one row");
     // Strip windows are short (about 3y bits) and the scans shorter still, so the word-at-a-time
     // scan wins: rows 0..255 took 13.1 s with it, 14.0 s with the summary kernel and 15.7 s
@@ -41,7 +41,7 @@ Strip::Strip(uint64_t rows, MexKernel kernel, int threads) : rows_(rows) {
     kernel_name_ = mex_kernel_name(kernel);
     uint64_t bands = threads > 1 ? static_cast<uint64_t>(threads) : 1;
     bands = std::max<uint64_t>(1, std::min(bands, rows / kMinStripBandRows));
-    windows_ = std::make_unique<StripWindows>(rows, bands > 1 ? kStripLag : 1);
+    windows_ = std::make_unique<StripWindows>(rows, bands == 1 ? 1 : lag ? lag : kStripLag);
     // Highest rows first: they settle last, so that is where two states usually differ.
     for (uint64_t y = rows - 1; y >= 1; --y) {
         const int64_t iy = static_cast<int64_t>(y);
@@ -111,23 +111,36 @@ uint64_t Strip::advance(uint64_t* g) {
     return x;
 }
 
-// Spins briefly (the neighbour is usually a few hundred nanoseconds behind), then yields: on a
-// busy machine the thread it waits for may not be running at all.
-void Strip::wait_for(Band& band, const std::atomic<uint64_t>& counter, uint64_t target) {
-    if (counter.load(std::memory_order_acquire) >= target) return;
+// Spins briefly (the neighbour is usually a few microseconds behind), then sleeps on the counter:
+// on a busy machine the thread it waits for may have lost its CPU for milliseconds, and a thread
+// that sleeps instead of spinning or yielding lets the scheduler give that CPU back to it.
+void Strip::wait_for(Band& band, Band& other, uint32_t target) {
+    if (other.done.load(std::memory_order_acquire) >= target) return;
     const auto start = std::chrono::steady_clock::now();
-    for (uint64_t spins = 0; counter.load(std::memory_order_acquire) < target; ++spins) {
-        if (failed_.load(std::memory_order_relaxed)) throw Error("internal: another band failed");
-        if (spins < 4096) {
+    for (uint32_t spins = 0; spins < kStripSpins; ++spins) {
+        if (other.done.load(std::memory_order_acquire) >= target) break;
 #if defined(__x86_64__)
-            __builtin_ia32_pause();
+        __builtin_ia32_pause();
 #endif
-        } else {
-            std::this_thread::yield();
-        }
+    }
+    for (;;) {
+        if (failed_.load()) throw Error("internal: another band failed");
+        if (other.done.load(std::memory_order_acquire) >= target) break;
+        // Announce the sleep before the last look, publish() stores before it looks for
+        // sleepers (both sequentially consistent), so a wake-up cannot be missed; wait()
+        // returns at once if the counter moved after that look.
+        other.sleepers.fetch_add(1);
+        const uint32_t seen = other.done.load();
+        if (seen < target && !failed_.load()) other.done.wait(seen);
+        other.sleepers.fetch_sub(1);
     }
     band.wait_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void Strip::publish(Band& band, uint32_t count) {
+    band.done.store(count);
+    if (band.sleepers.load() != 0) band.done.notify_all();
 }
 
 void Strip::run_band(size_t k, uint64_t first, const StripBlock& b) {
@@ -137,25 +150,27 @@ void Strip::run_band(size_t k, uint64_t first, const StripBlock& b) {
     for (uint64_t i = 0; i < b.columns; ++i) {
         const uint64_t x = first + i;
         if (k > 0) {
-            wait_for(band, bands_[k - 1]->done, x + 1);  // rows below, this column
-        } else if (last_band > 0 && x >= lag) {
+            // Rows below, this column.
+            wait_for(band, *bands_[k - 1], static_cast<uint32_t>(i + 1));
+        } else if (last_band > 0 && i >= lag) {
             // Column slot x mod lag and the diagonal slots it reuses are free once the highest
-            // band has finished column x - lag.
-            wait_for(band, bands_[last_band]->done, x - lag + 1);
+            // band has finished column x - lag (at the block's start every band is done).
+            wait_for(band, *bands_[last_band], static_cast<uint32_t>(i - lag + 1));
         }
         sweep_(*windows_, x, band.y0, band.y1, band.g.data());
         if (b.rows_done) b.rows_done(x, band.y0, band.y1, band.g.data());
         if (b.compare) band.matched[i] = band_matches(band, *b.compare, x) ? 1 : 0;
-        band.done.store(x + 1, std::memory_order_release);
+        publish(band, static_cast<uint32_t>(i + 1));
     }
 }
 
 void Strip::advance_block(const StripBlock& b) {
     if (b.columns == 0) return;
     if (failed_.load()) throw Error("internal: strip used after a failed sweep");
+    if (b.columns >= (uint64_t{1} << 31)) throw Error("internal: strip block too long");
     const uint64_t first = next_;
     for (auto& band : bands_) {
-        band->done.store(first, std::memory_order_relaxed);
+        band->done.store(0);
         if (b.compare) band->matched.assign(b.columns, 0);
     }
     if (bands_.size() == 1) {
@@ -169,6 +184,8 @@ void Strip::advance_block(const StripBlock& b) {
                 run_band(k, first, b);
             } catch (...) {
                 if (!failed_.exchange(true)) error = std::current_exception();
+                // Wake whoever sleeps on this band; they see failed_ and leave too.
+                publish(*bands_[k], ~uint32_t{0});
             }
         };
         std::vector<std::thread> helpers;

@@ -65,8 +65,9 @@ struct StripBlock {
 class Strip {
   public:
     // threads: bands of rows swept in a pipeline; fewer if the strip has too few rows for them
-    // (config.hpp: kMinStripBandRows); 0: one.
-    Strip(uint64_t rows, MexKernel kernel, int threads = 1);
+    // (config.hpp: kMinStripBandRows); 0: one. lag: how many columns the lowest band may run
+    // ahead of the highest (0: kStripLag; tests use tiny ones to make the bands wait often).
+    Strip(uint64_t rows, MexKernel kernel, int threads = 1, uint64_t lag = 0);
     ~Strip();
 
     uint64_t rows() const { return rows_; }
@@ -113,7 +114,10 @@ class Strip {
         std::vector<uint8_t> matched;    // per column of the block
         StripSnapshot check;             // scratch for the full re-check of a match
         double wait_seconds = 0;
-        alignas(64) std::atomic<uint64_t> done{0};  // columns 0..done-1 swept in these rows
+        // Columns of the current block swept in these rows (32 bits: a futex word, so that a
+        // waiting thread can sleep on it), and how many threads sleep on it.
+        alignas(64) std::atomic<uint32_t> done{0};
+        std::atomic<uint32_t> sleepers{0};
     };
     const BitWindow& window_of(const Segment& seg, uint64_t x) const;
     static uint64_t chunk(const BitWindow& w, int64_t v);  // contains(v .. v + 63) as bits
@@ -124,7 +128,10 @@ class Strip {
     bool for_each_state_word(const std::vector<uint32_t>& segs, uint64_t x, Visit&& visit) const;
     bool band_matches(Band& band, const StripSnapshot& s, uint64_t x);
     void run_band(size_t k, uint64_t first, const StripBlock& b);
-    void wait_for(Band& band, const std::atomic<uint64_t>& counter, uint64_t target);
+    // Returns once `other` has swept `target` columns of the block.
+    void wait_for(Band& band, Band& other, uint32_t target);
+    // Marks `band` as having swept `count` columns of the block and wakes its sleepers.
+    static void publish(Band& band, uint32_t count);
 
     uint64_t rows_;
     uint64_t next_ = 0;
