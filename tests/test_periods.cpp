@@ -419,7 +419,7 @@ TEST(PeriodsCli, CheckpointsResumeAcrossThreadCounts) {
         const std::string ck = tmp / ("ck" + tag), csv = tmp / ("out" + tag + ".csv");
         const pid_t pid =
             spawn({"periods", "--rows", "41", "--checkpoint", ck, "--threads", c.before,
-                   "--checkpoint-every", "0.05", "--test-delay-us", "30", "--csv", csv, "-q"},
+                   "--checkpoint-every", "0.05", "--test-delay-us", "100", "--csv", csv, "-q"},
                   tmp / "log");
         std::this_thread::sleep_for(std::chrono::milliseconds(c.ms));
         ::kill(pid, c.signal);

@@ -17,9 +17,13 @@ bool same_state(const StripSnapshot& a, const StripSnapshot& b) {
 
 Strip::Strip(uint64_t rows, MexKernel kernel, int threads, uint64_t lag) : rows_(rows) {
     if (rows == 0) throw Error("a strip needs at least one row");
-    // Strip windows are short (about 3y bits) and the scans shorter still, so the word-at-a-time
-    // scan wins: rows 0..255 took 13.1 s with it, 14.0 s with the summary kernel and 15.7 s
-    // with the flat AVX-512 one (one thread, same results).
+    // Strip windows are short (about 3y bits) and the scans shorter still (about y / 2 bits), so
+    // the word-at-a-time scan wins: rows 0..255 took 13.1 s with it, 14.0 s with the summary
+    // kernel and 15.7 s with the flat AVX-512 one (one thread, same results). Measured again
+    // for 512 and 1024 rows (one thread, best of 3-4 runs of 30 000-60 000 columns): portable
+    // 16.9 and 19.9 ns per cell, summary 18.7 and 21.2, AVX2 19.3 and 21.9, AVX-512 21.6 and
+    // 25.0. A vector scan also loads the column's last word right after the previous cell
+    // stored it, which store forwarding cannot serve.
     if (kernel == MexKernel::Auto) kernel = MexKernel::Portable;
     if (!mex_kernel_supported(kernel))
         throw Error(std::string("this CPU cannot run the ") + mex_kernel_name(kernel) +
