@@ -33,10 +33,14 @@ inline constexpr uint64_t kMinStripBandRows = 8;
 inline constexpr uint64_t kStripLag = 4096;
 // Polls of a neighbour's progress before a waiting band sleeps (a few microseconds).
 inline constexpr uint32_t kStripSpins = 2000;
-// Cost of a cell of row y, in the units of kStripCostPerRow * y + kStripCostBase, for cutting
-// the rows into bands of equal work: a cell's scans and windows grow with y.
+// Cost of a cell of row y, in the units of kStripCostPerRow * y + kStripCostBase, for the first
+// cuts of the rows into bands of equal work (a cell's scan grows with y, but slowly: 12.4 +
+// 0.019 y ns on the project's machine); long blocks then move the cuts by measurement.
 inline constexpr uint64_t kStripCostBase = 640;
 inline constexpr uint64_t kStripCostPerRow = 1;
+// Blocks of at least this many columns move the cuts between bands towards equal CPU time
+// (Strip::rebalance): long enough for the threads' clocks to measure the work.
+inline constexpr uint64_t kStripRebalanceColumns = 4096;
 // How many cells ahead a strip's column sweep prefetches the words of the row and diagonal
 // windows (strip_sweep.hpp).
 inline constexpr uint64_t kStripPrefetchCells = 4;

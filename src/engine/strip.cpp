@@ -1,8 +1,11 @@
 // Strip: the column sweep of a strip, its relative state, and comparisons and restores of it.
 #include "engine/strip.hpp"
 
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <string>
 #include <thread>
 
@@ -67,15 +70,22 @@ Strip::Strip(uint64_t rows, MexKernel kernel, int threads, uint64_t lag) : rows_
     uint64_t run = 0;
     for (uint64_t y = 0; y < rows && starts.size() < bands; ++y) {
         run += cost(y);
-        // Leave at least kMinStripBandRows rows to each band (bands <= rows / kMin... ).
+        // At least kMinStripBandRows rows in every band (there are at most rows / that many).
         const uint64_t k = starts.size();
         if (run * bands >= k * total && y + 1 - starts.back() >= kMinStripBandRows &&
             rows - (y + 1) >= (bands - k) * kMinStripBandRows)
             starts.push_back(y + 1);
     }
     starts.push_back(rows);
+    set_bands(starts);
+}
+
+void Strip::set_bands(const std::vector<uint64_t>& starts) {
+    const std::vector<double> waits = band_wait_seconds();  // kept across new cuts
+    bands_.clear();
     for (size_t k = 0; k + 1 < starts.size(); ++k) {
         auto band = std::make_unique<Band>();
+        if (k < waits.size()) band->wait_seconds = waits[k];
         band->y0 = starts[k];
         band->y1 = starts[k + 1];
         band->g.resize(band->y1 - band->y0);
@@ -87,6 +97,40 @@ Strip::Strip(uint64_t rows, MexKernel kernel, int threads, uint64_t lag) : rows_
         }
         bands_.push_back(std::move(band));
     }
+}
+
+// Moves the cuts between bands towards equal CPU time per band, from the CPU time each band's
+// thread spent on the block just swept (its own clock: time the thread was not running does not
+// count, so a busy machine does not fool it). The cost of a row is taken as its band's average;
+// cuts move halfway to where that model puts them, which settles in a few blocks without
+// oscillating. Values do not depend on the cuts, only the balance does.
+void Strip::rebalance() {
+    const size_t T = bands_.size();
+    double total = 0;
+    for (const auto& b : bands_) total += b->cpu_seconds;
+    if (T < 2 || !(total > 0)) return;
+    std::vector<uint64_t> starts = {0};
+    size_t k = 0;
+    double before = 0;  // CPU time of the bands below band k
+    for (size_t j = 1; j < T; ++j) {
+        const double target = total * static_cast<double>(j) / static_cast<double>(T);
+        while (k + 1 < T && before + bands_[k]->cpu_seconds < target)
+            before += bands_[k++]->cpu_seconds;
+        const Band& b = *bands_[k];
+        const double rows_k = static_cast<double>(b.y1 - b.y0);
+        const double frac = b.cpu_seconds > 0 ? (target - before) / b.cpu_seconds : 0.5;
+        const double cut = static_cast<double>(b.y0) + std::clamp(frac, 0.0, 1.0) * rows_k;
+        const double old = static_cast<double>(bands_[j]->y0);
+        uint64_t next = static_cast<uint64_t>(std::llround(old + (cut - old) / 2));
+        // At least kMinStripBandRows rows in every band.
+        next = std::max(next, starts.back() + kMinStripBandRows);
+        next = std::min(next, rows_ - (T - j) * kMinStripBandRows);
+        starts.push_back(next);
+    }
+    starts.push_back(rows_);
+    bool same = true;
+    for (size_t j = 0; j < T; ++j) same = same && starts[j] == bands_[j]->y0;
+    if (!same) set_bands(starts);
 }
 
 Strip::~Strip() = default;
@@ -147,8 +191,17 @@ void Strip::publish(Band& band, uint32_t count) {
     if (band.sleepers.load() != 0) band.done.notify_all();
 }
 
+namespace {
+double thread_cpu_seconds() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+}  // namespace
+
 void Strip::run_band(size_t k, uint64_t first, const StripBlock& b) {
     Band& band = *bands_[k];
+    const double cpu_start = thread_cpu_seconds();
     const size_t last_band = bands_.size() - 1;
     const uint64_t lag = windows_->lag;
     for (uint64_t i = 0; i < b.columns; ++i) {
@@ -166,6 +219,7 @@ void Strip::run_band(size_t k, uint64_t first, const StripBlock& b) {
         if (b.compare) band.matched[i] = band_matches(band, *b.compare, x) ? 1 : 0;
         publish(band, static_cast<uint32_t>(i + 1));
     }
+    band.cpu_seconds = thread_cpu_seconds() - cpu_start;
 }
 
 void Strip::advance_block(const StripBlock& b) {
@@ -205,6 +259,7 @@ void Strip::advance_block(const StripBlock& b) {
         for (const auto& band : bands_)
             for (uint64_t i = 0; i < b.columns; ++i) (*b.matched)[i] &= band->matched[i];
     }
+    if (b.columns >= kStripRebalanceColumns) rebalance();
 }
 
 const BitWindow& Strip::window_of(const Segment& seg, uint64_t x) const {

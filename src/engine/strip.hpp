@@ -85,7 +85,8 @@ class Strip {
     // Sweeps the next b.columns columns with every band's thread; see StripBlock. Rethrows the
     // first exception of any band (the strip is then unusable).
     void advance_block(const StripBlock& b);
-    // Seconds each band spent waiting for its neighbours in advance_block, since construction.
+    // Seconds each band spent waiting for its neighbours in advance_block, since construction
+    // (the bands' cuts move after long blocks, see rebalance(), but their number stays).
     std::vector<double> band_wait_seconds() const;
 
     // The relative state after the last swept column (at least one must be swept).
@@ -114,6 +115,7 @@ class Strip {
         std::vector<uint8_t> matched;    // per column of the block
         StripSnapshot check;             // scratch for the full re-check of a match
         double wait_seconds = 0;
+        double cpu_seconds = 0;  // CPU time of its thread in the last block
         // Columns of the current block swept in these rows (32 bits: a futex word, so that a
         // waiting thread can sleep on it), and how many threads sleep on it.
         alignas(64) std::atomic<uint32_t> done{0};
@@ -127,6 +129,8 @@ class Strip {
     template <class Visit>
     bool for_each_state_word(const std::vector<uint32_t>& segs, uint64_t x, Visit&& visit) const;
     bool band_matches(Band& band, const StripSnapshot& s, uint64_t x);
+    void set_bands(const std::vector<uint64_t>& starts);  // first rows, then rows()
+    void rebalance();
     void run_band(size_t k, uint64_t first, const StripBlock& b);
     // Returns once `other` has swept `target` columns of the block.
     void wait_for(Band& band, Band& other, uint32_t target);
