@@ -69,11 +69,8 @@ struct PeriodsResult {
     bool second_pass = false;  // whether phase 2 was needed (P did not divide the ring)
     uint64_t ring_len = 0;     // columns per row in the ring that gave the preperiods
     std::string kernel;
-    int threads = 1;  // threads that swept the strip
-    // Per thread (band of rows, lowest first): its first row, and the seconds it waited for the
-    // band below it (or, the lowest, for the highest to free a column): the pipeline's balance.
-    std::vector<uint64_t> band_starts;
-    std::vector<double> band_wait_seconds;
+    int threads = 1;     // threads that swept the strip
+    uint64_t bands = 1;  // bands of rows they swept as tiles
     double seconds = 0.0;
 };
 

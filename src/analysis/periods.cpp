@@ -467,13 +467,7 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
         if (L) start_ring(p, Y, L);
     }
     Runner runner(o);
-    result.band_starts = strip.band_starts();
-    // The waits of the strips swept so far (phase 1's, then phase 2's too).
-    auto note_waits = [&](const Strip& s) {
-        const std::vector<double> w = s.band_wait_seconds();
-        result.band_wait_seconds.resize(w.size(), 0.0);
-        for (size_t k = 0; k < w.size(); ++k) result.band_wait_seconds[k] += w[k];
-    };
+    result.bands = strip.bands();
     const uint64_t first_saved = 2 * Y;  // every window at values >= 0 from here on
     // Short blocks under --test-delay-us, so that tests can stop a run between any two of them.
     const uint64_t block = o.test_delay_us ? 16 : kBlockColumns;
@@ -491,7 +485,6 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
             const uint64_t next = strip.columns_done();
             if (!p.found && o.max_cols && next >= o.max_cols) {
                 result.status = PeriodsResult::Status::NotCertified;
-                note_waits(strip);
                 result.seconds = elapsed();
                 return result;
             }
@@ -553,7 +546,6 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
             report(o.progress, 1, end, p.found ? p.x0 + p.ring_len + 1 : 0,
                    p.has_saved ? p.saved.column : p.x0, strip);
             if (runner.after_block(p, strip, result, processed)) {
-                note_waits(strip);
                 result.seconds = elapsed();
                 return result;
             }
@@ -574,7 +566,6 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
     result.x0 = p.x0;
     result.period = p.period;
     const uint64_t P = p.period;
-    note_waits(strip);
     if (p.phase == 2) {
         Strip pass(Y, o.kernel, o.threads);
         if (!p.strip.words.empty()) pass.restore(p.strip);
@@ -596,12 +587,10 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
             if (end - 1 == last) {
                 if (!at_x0.words.empty() && !pass.matches(at_x0))
                     throw Error("internal: the certificate did not repeat in phase 2");
-                note_waits(pass);
                 break;
             }
             report(o.progress, 2, end, last + 1, p.x0, pass);
             if (runner.after_block(p, pass, result, b.columns)) {
-                note_waits(pass);
                 result.seconds = elapsed();
                 return result;
             }

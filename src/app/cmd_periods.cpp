@@ -31,8 +31,8 @@ void describe(po::options_description& o, std::vector<std::string>&) {
     o.add_options()
         ("rows", po::value<std::string>()->required(), "rows Y: certify rows y = 0..Y-1")
         ("threads,t", po::value<std::string>(),
-         "threads sweeping the strip, each a band of rows in a pipeline (default: "
-         "OMP_NUM_THREADS, else all cores; at least 8 rows per thread); same results for any")
+         "threads sweeping the strip, as tiles of bands of rows (default: OMP_NUM_THREADS, "
+         "else all cores; at least 8 rows per band); the results are the same for any")
         ("csv", po::value<std::string>(),
          "CSV file: row,preperiod,period,certified,block (default: the CSV on stdout)")
         ("no-blocks", po::bool_switch(),
@@ -211,28 +211,16 @@ int run(const po::variables_map& v) {
             stderr,
             "certified rows 0..%llu: state after column %llu repeats after P = %llu "
             "columns (%llu state bits, compared in full); max preperiod %llu, max "
-            "period %llu; %llu columns swept in %.3f s%s, %d thread%s, %s kernel, %s\n",
+            "period %llu; %llu columns swept in %.3f s%s, %d thread%s (%llu bands of rows), %s "
+            "kernel, %s\n",
             static_cast<unsigned long long>(o.rows - 1), static_cast<unsigned long long>(r.x0),
             static_cast<unsigned long long>(r.period),
             static_cast<unsigned long long>(r.state_bits), static_cast<unsigned long long>(max_pre),
             static_cast<unsigned long long>(max_per),
             static_cast<unsigned long long>(r.columns_swept), r.seconds,
             r.resumed ? " (this part, resumed)" : "", r.threads, r.threads == 1 ? "" : "s",
-            r.kernel.c_str(),
+            static_cast<unsigned long long>(r.bands), r.kernel.c_str(),
             r.second_pass ? "second pass needed" : "preperiods from the first pass");
-        if (r.threads > 1) {
-            // The pipeline's balance: how long each band of rows waited for its neighbour.
-            std::string bands;
-            for (size_t k = 0; k + 1 < r.band_starts.size(); ++k) {
-                char one[96];
-                std::snprintf(one, sizeof one, "%s%llu..%llu %.1f s", k ? ", " : "",
-                              static_cast<unsigned long long>(r.band_starts[k]),
-                              static_cast<unsigned long long>(r.band_starts[k + 1] - 1),
-                              k < r.band_wait_seconds.size() ? r.band_wait_seconds[k] : 0.0);
-                bands += one;
-            }
-            std::fprintf(stderr, "rows per thread and time waiting: %s\n", bands.c_str());
-        }
     }
     return 0;
 }

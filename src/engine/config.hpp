@@ -23,24 +23,24 @@ inline constexpr uint64_t kTilesPerThread = 4;
 inline constexpr uint32_t kMinTile = 8;
 inline constexpr uint32_t kMaxTile = 4096;
 
-// Strips (grundy periods), swept by bands of rows in a pipeline (strip.hpp).
-// Fewest rows per band: below this, handing columns between threads costs more than the band's
-// own work, so a narrow strip gets fewer threads.
+// Strips (grundy periods), swept as tiles of bands of rows by chunks of columns (strip.hpp).
+// Fewest rows per band: below this, a tile's handing over costs more than its own work.
 inline constexpr uint64_t kMinStripBandRows = 8;
+// Bands per thread: enough ready tiles that an idle thread finds one even while another thread
+// has lost its CPU (the project's machine is shared), few enough that tiles stay large.
+inline constexpr uint64_t kStripBandsPerThread = 4;
+// Columns per tile: a tile of 64 rows is then about 0.3 ms of work, against microseconds of
+// task overhead. Must divide kStripLag.
+inline constexpr uint64_t kStripChunkColumns = 256;
 // Columns the lowest band may run ahead of the highest: column windows and spare diagonal slots
-// (a few hundred bytes each at 1024 rows). Many, because on a busy machine a thread loses the
-// CPU for milliseconds (hundreds or thousands of columns) and the others should keep going.
+// (a few hundred bytes each at 1024 rows), 16 chunks.
 inline constexpr uint64_t kStripLag = 4096;
-// Polls of a neighbour's progress before a waiting band sleeps (a few microseconds).
-inline constexpr uint32_t kStripSpins = 2000;
-// Cost of a cell of row y, in the units of kStripCostPerRow * y + kStripCostBase, for the first
-// cuts of the rows into bands of equal work (a cell's scan grows with y, but slowly: 12.4 +
-// 0.019 y ns on the project's machine); long blocks then move the cuts by measurement.
+static_assert(kStripLag % kStripChunkColumns == 0);
+// Cost of a cell of row y, in the units of kStripCostPerRow * y + kStripCostBase, for cutting
+// the rows into bands of equal work (a cell's scan grows with y, but slowly: 12.4 + 0.019 y ns
+// on the project's machine).
 inline constexpr uint64_t kStripCostBase = 640;
 inline constexpr uint64_t kStripCostPerRow = 1;
-// Blocks of at least this many columns move the cuts between bands towards equal CPU time
-// (Strip::rebalance): long enough for the threads' clocks to measure the work.
-inline constexpr uint64_t kStripRebalanceColumns = 4096;
 // How many cells ahead a strip's column sweep prefetches the words of the row and diagonal
 // windows (strip_sweep.hpp).
 inline constexpr uint64_t kStripPrefetchCells = 4;

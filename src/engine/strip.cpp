@@ -1,13 +1,8 @@
 // Strip: the column sweep of a strip, its relative state, and comparisons and restores of it.
 #include "engine/strip.hpp"
 
-#include <time.h>
-
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <string>
-#include <thread>
 
 #include "engine/config.hpp"
 #include "grundy/error.hpp"
@@ -46,8 +41,10 @@ Strip::Strip(uint64_t rows, MexKernel kernel, int threads, uint64_t lag) : rows_
             break;
     }
     kernel_name_ = mex_kernel_name(kernel);
-    uint64_t bands = threads > 1 ? static_cast<uint64_t>(threads) : 1;
+    const uint64_t t = threads > 1 ? static_cast<uint64_t>(threads) : 1;
+    uint64_t bands = t == 1 ? 1 : t * kStripBandsPerThread;
     bands = std::max<uint64_t>(1, std::min(bands, rows / kMinStripBandRows));
+    threads_ = static_cast<int>(std::min(t, bands));
     windows_ = std::make_unique<StripWindows>(rows, bands == 1 ? 1 : lag ? lag : kStripLag);
     // Highest rows first: they settle last, so that is where two states usually differ.
     for (uint64_t y = rows - 1; y >= 1; --y) {
@@ -81,11 +78,9 @@ Strip::Strip(uint64_t rows, MexKernel kernel, int threads, uint64_t lag) : rows_
 }
 
 void Strip::set_bands(const std::vector<uint64_t>& starts) {
-    const std::vector<double> waits = band_wait_seconds();  // kept across new cuts
     bands_.clear();
     for (size_t k = 0; k + 1 < starts.size(); ++k) {
         auto band = std::make_unique<Band>();
-        if (k < waits.size()) band->wait_seconds = waits[k];
         band->y0 = starts[k];
         band->y1 = starts[k + 1];
         band->g.resize(band->y1 - band->y0);
@@ -99,52 +94,12 @@ void Strip::set_bands(const std::vector<uint64_t>& starts) {
     }
 }
 
-// Moves the cuts between bands towards equal CPU time per band, from the CPU time each band's
-// thread spent on the block just swept (its own clock: time the thread was not running does not
-// count, so a busy machine does not fool it). The cost of a row is taken as its band's average;
-// cuts move halfway to where that model puts them, which settles in a few blocks without
-// oscillating. Values do not depend on the cuts, only the balance does.
-void Strip::rebalance() {
-    const size_t T = bands_.size();
-    double total = 0;
-    for (const auto& b : bands_) total += b->cpu_seconds;
-    if (T < 2 || !(total > 0)) return;
-    std::vector<uint64_t> starts = {0};
-    size_t k = 0;
-    double before = 0;  // CPU time of the bands below band k
-    for (size_t j = 1; j < T; ++j) {
-        const double target = total * static_cast<double>(j) / static_cast<double>(T);
-        while (k + 1 < T && before + bands_[k]->cpu_seconds < target)
-            before += bands_[k++]->cpu_seconds;
-        const Band& b = *bands_[k];
-        const double rows_k = static_cast<double>(b.y1 - b.y0);
-        const double frac = b.cpu_seconds > 0 ? (target - before) / b.cpu_seconds : 0.5;
-        const double cut = static_cast<double>(b.y0) + std::clamp(frac, 0.0, 1.0) * rows_k;
-        const double old = static_cast<double>(bands_[j]->y0);
-        uint64_t next = static_cast<uint64_t>(std::llround(old + (cut - old) / 2));
-        // At least kMinStripBandRows rows in every band.
-        next = std::max(next, starts.back() + kMinStripBandRows);
-        next = std::min(next, rows_ - (T - j) * kMinStripBandRows);
-        starts.push_back(next);
-    }
-    starts.push_back(rows_);
-    bool same = true;
-    for (size_t j = 0; j < T; ++j) same = same && starts[j] == bands_[j]->y0;
-    if (!same) set_bands(starts);
-}
-
 Strip::~Strip() = default;
 
 std::vector<uint64_t> Strip::band_starts() const {
     std::vector<uint64_t> r;
     for (const auto& b : bands_) r.push_back(b->y0);
     r.push_back(rows_);
-    return r;
-}
-
-std::vector<double> Strip::band_wait_seconds() const {
-    std::vector<double> r;
-    for (const auto& b : bands_) r.push_back(b->wait_seconds);
     return r;
 }
 
@@ -159,97 +114,68 @@ uint64_t Strip::advance(uint64_t* g) {
     return x;
 }
 
-// Spins briefly (the neighbour is usually a few microseconds behind), then sleeps on the counter:
-// on a busy machine the thread it waits for may have lost its CPU for milliseconds, and a thread
-// that sleeps instead of spinning or yielding lets the scheduler give that CPU back to it.
-void Strip::wait_for(Band& band, Band& other, uint32_t target) {
-    if (other.done.load(std::memory_order_acquire) >= target) return;
-    const auto start = std::chrono::steady_clock::now();
-    for (uint32_t spins = 0; spins < kStripSpins; ++spins) {
-        if (other.done.load(std::memory_order_acquire) >= target) break;
-#if defined(__x86_64__)
-        __builtin_ia32_pause();
-#endif
-    }
-    for (;;) {
-        if (failed_.load()) throw Error("internal: another band failed");
-        if (other.done.load(std::memory_order_acquire) >= target) break;
-        // Announce the sleep before the last look, publish() stores before it looks for
-        // sleepers (both sequentially consistent), so a wake-up cannot be missed; wait()
-        // returns at once if the counter moved after that look.
-        other.sleepers.fetch_add(1);
-        const uint32_t seen = other.done.load();
-        if (seen < target && !failed_.load()) other.done.wait(seen);
-        other.sleepers.fetch_sub(1);
-    }
-    band.wait_seconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-void Strip::publish(Band& band, uint32_t count) {
-    band.done.store(count);
-    if (band.sleepers.load() != 0) band.done.notify_all();
-}
-
-namespace {
-double thread_cpu_seconds() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-}  // namespace
-
-void Strip::run_band(size_t k, uint64_t first, const StripBlock& b) {
+// Sweeps columns first .. first + n - 1 of band k: a tile. Its callbacks and comparisons run
+// here too, on whichever thread runs the tile.
+void Strip::run_tile(size_t k, uint64_t first, uint64_t i0, uint64_t n, const StripBlock& b) {
     Band& band = *bands_[k];
-    const double cpu_start = thread_cpu_seconds();
-    const size_t last_band = bands_.size() - 1;
-    const uint64_t lag = windows_->lag;
-    for (uint64_t i = 0; i < b.columns; ++i) {
+    for (uint64_t i = i0; i < i0 + n; ++i) {
         const uint64_t x = first + i;
-        if (k > 0) {
-            // Rows below, this column.
-            wait_for(band, *bands_[k - 1], static_cast<uint32_t>(i + 1));
-        } else if (last_band > 0 && i >= lag) {
-            // Column slot x mod lag and the diagonal slots it reuses are free once the highest
-            // band has finished column x - lag (at the block's start every band is done).
-            wait_for(band, *bands_[last_band], static_cast<uint32_t>(i - lag + 1));
-        }
         sweep_(*windows_, x, band.y0, band.y1, band.g.data());
         if (b.rows_done) b.rows_done(x, band.y0, band.y1, band.g.data());
         if (b.compare) band.matched[i] = band_matches(band, *b.compare, x) ? 1 : 0;
-        publish(band, static_cast<uint32_t>(i + 1));
     }
-    band.cpu_seconds = thread_cpu_seconds() - cpu_start;
 }
 
+// With several bands, the block is cut into tiles of one band by `chunk` columns, run as OpenMP
+// tasks with dependencies: tile (k, j) after (k - 1, j) (the rows below, same columns) and
+// (k, j - 1) (the same rows, the columns before), and the lowest band's tile j after the highest
+// band's tile j - lag / chunk (the column and diagonal slots it reuses: strip_windows.hpp). Any
+// idle thread takes any ready tile, so a thread that loses its CPU on a busy machine holds up one
+// tile, not a whole band, and the work needs no balancing: there are several bands per thread.
 void Strip::advance_block(const StripBlock& b) {
     if (b.columns == 0) return;
     if (failed_.load()) throw Error("internal: strip used after a failed sweep");
-    if (b.columns >= (uint64_t{1} << 31)) throw Error("internal: strip block too long");
     const uint64_t first = next_;
-    for (auto& band : bands_) {
-        band->done.store(0);
+    for (auto& band : bands_)
         if (b.compare) band->matched.assign(b.columns, 0);
-    }
-    if (bands_.size() == 1) {
-        run_band(0, first, b);
+    const size_t K = bands_.size();
+    if (K == 1) {
+        run_tile(0, first, 0, b.columns, b);
     } else {
-        // The exception of the band that failed first; the others then stop waiting and throw
-        // too, but only to get out.
+        const uint64_t lag = windows_->lag;
+        const uint64_t chunk = lag < kStripChunkColumns ? lag : kStripChunkColumns;
+        const uint64_t behind = lag / chunk;  // chunk divides lag (config.hpp)
+        const uint64_t chunks = (b.columns + chunk - 1) / chunk;
+        std::vector<char> token(K * chunks);  // tile (k, j): token[k * chunks + j]
+        char none = 0;                        // an absent dependency
         std::exception_ptr error;
-        auto work = [&](size_t k) {
-            try {
-                run_band(k, first, b);
-            } catch (...) {
-                if (!failed_.exchange(true)) error = std::current_exception();
-                // Wake whoever sleeps on this band; they see failed_ and leave too.
-                publish(*bands_[k], ~uint32_t{0});
+#pragma omp parallel num_threads(threads_)
+#pragma omp single
+        for (uint64_t j = 0; j < chunks; ++j)
+            for (size_t k = 0; k < K; ++k) {
+                char* self = &token[k * chunks + j];
+                char* left = j > 0 ? &token[k * chunks + j - 1] : &none;
+                char* below = k > 0 ? &token[(k - 1) * chunks + j] : &none;
+                char* reuse = k == 0 && j >= behind ? &token[(K - 1) * chunks + j - behind] : &none;
+                const uint64_t i0 = j * chunk, n = std::min(chunk, b.columns - i0);
+                (void)self, (void)left, (void)below, (void)reuse;  // GCC misses depend uses
+#pragma omp task default(shared) firstprivate(k, i0, n) depend(in                             \
+                                                               : left[0], below[0], reuse[0]) \
+    depend(out                                                                                \
+           : self[0])
+                {
+                    // After a failure the remaining tiles only run out.
+                    if (!failed_.load(std::memory_order_relaxed)) {
+                        try {
+                            run_tile(k, first, i0, n, b);
+                        } catch (...) {
+#pragma omp critical(grundy_strip_error)
+                            if (!error) error = std::current_exception();
+                            failed_.store(true);
+                        }
+                    }
+                }
             }
-        };
-        std::vector<std::thread> helpers;
-        for (size_t k = 1; k < bands_.size(); ++k) helpers.emplace_back(work, k);
-        work(0);
-        for (auto& t : helpers) t.join();
         if (error) std::rethrow_exception(error);
     }
     next_ = first + b.columns;
@@ -259,7 +185,6 @@ void Strip::advance_block(const StripBlock& b) {
         for (const auto& band : bands_)
             for (uint64_t i = 0; i < b.columns; ++i) (*b.matched)[i] &= band->matched[i];
     }
-    if (b.columns >= kStripRebalanceColumns) rebalance();
 }
 
 const BitWindow& Strip::window_of(const Segment& seg, uint64_t x) const {

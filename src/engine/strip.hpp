@@ -13,16 +13,15 @@
 // windows at non-negative values) state(x0) == state(x0 + P) gives g(x + P, y) = g(x, y) + P for
 // every x > x0 and y < Y, by induction over the cells in sweep order. That is the certificate.
 //
-// Threads: the rows are cut into bands, one per thread, and the bands form a pipeline. Band k
-// sweeps column x once band k - 1 has finished column x (the column's set grows from y = 0 up;
-// the diagonals cross band boundaries going up and right, so they follow the same order) and it
-// has itself finished column x - 1. Each band publishes the columns it has finished in its own
-// counter (release/acquire), so no barrier is needed per column: band k - 1 runs ahead on later
-// columns while band k catches up. The lowest band stays at most `lag` - 1 columns ahead of the
-// highest, the number of column windows and spare diagonal slots (strip_windows.hpp). All
-// threads meet only at the end of a block of columns, where the state is that after the block's
-// last column. Every cell gets the same value whatever the number of bands: the sets a cell
-// reads are exactly those of the one-thread sweep order.
+// Threads: the rows are cut into bands, several per thread, and the columns of a block into
+// chunks; a band's chunk is a tile, and the tiles run as tasks in any order their dependencies
+// allow: a tile after the one below it (the column's set grows from y = 0 up, and the diagonals
+// cross band boundaries going up and right, so they follow the same order) and after the one
+// to its left. The lowest band stays less than `lag` columns ahead of the highest, the number of
+// column windows and spare diagonal slots (strip_windows.hpp). All threads meet only at the end
+// of a block of columns, where the state is that after the block's last column. Every cell gets
+// the same value whatever the number of bands: the sets a cell reads are exactly those of the
+// one-thread sweep order.
 #pragma once
 
 #include <atomic>
@@ -64,14 +63,16 @@ struct StripBlock {
 
 class Strip {
   public:
-    // threads: bands of rows swept in a pipeline; fewer if the strip has too few rows for them
-    // (config.hpp: kMinStripBandRows); 0: one. lag: how many columns the lowest band may run
-    // ahead of the highest (0: kStripLag; tests use tiny ones to make the bands wait often).
+    // threads: OpenMP threads sweeping tiles of bands of rows; fewer if the strip has too few
+    // rows for them (config.hpp: kMinStripBandRows); 0: one. lag: how many columns the lowest
+    // band may run ahead of the highest (0: kStripLag; tests use tiny ones, which also make the
+    // tiles one lag wide).
     Strip(uint64_t rows, MexKernel kernel, int threads = 1, uint64_t lag = 0);
     ~Strip();
 
     uint64_t rows() const { return rows_; }
-    int threads() const { return static_cast<int>(bands_.size()); }
+    int threads() const { return threads_; }
+    uint64_t bands() const { return bands_.size(); }
     // First row of each band, and rows() last.
     std::vector<uint64_t> band_starts() const;
     uint64_t columns_done() const { return next_; }  // columns 0..next-1 are swept
@@ -85,9 +86,6 @@ class Strip {
     // Sweeps the next b.columns columns with every band's thread; see StripBlock. Rethrows the
     // first exception of any band (the strip is then unusable).
     void advance_block(const StripBlock& b);
-    // Seconds each band spent waiting for its neighbours in advance_block, since construction
-    // (the bands' cuts move after long blocks, see rebalance(), but their number stays).
-    std::vector<double> band_wait_seconds() const;
 
     // The relative state after the last swept column (at least one must be swept).
     void snapshot(StripSnapshot& out) const;
@@ -105,21 +103,15 @@ class Strip {
         uint64_t bits;
         uint64_t offset;  // first word in the snapshot
     };
-    // Rows y0..y1-1, the segments of the state that their thread compares (those of its rows,
-    // and the diagonals its rows wrote last: they change next in the column after), its
-    // progress counter, and what it saw during a block.
+    // Rows y0..y1-1, the segments of the state compared with theirs (those of its rows, and
+    // the diagonals its rows wrote last: they change next in the column after), and what the
+    // band saw during a block. Only one tile of a band runs at a time.
     struct alignas(64) Band {
         uint64_t y0 = 0, y1 = 0;
         std::vector<uint32_t> segments;  // indices into layout_, in layout order
         std::vector<uint64_t> g;         // one column of this band's values
         std::vector<uint8_t> matched;    // per column of the block
         StripSnapshot check;             // scratch for the full re-check of a match
-        double wait_seconds = 0;
-        double cpu_seconds = 0;  // CPU time of its thread in the last block
-        // Columns of the current block swept in these rows (32 bits: a futex word, so that a
-        // waiting thread can sleep on it), and how many threads sleep on it.
-        alignas(64) std::atomic<uint32_t> done{0};
-        std::atomic<uint32_t> sleepers{0};
     };
     const BitWindow& window_of(const Segment& seg, uint64_t x) const;
     static uint64_t chunk(const BitWindow& w, int64_t v);  // contains(v .. v + 63) as bits
@@ -130,12 +122,7 @@ class Strip {
     bool for_each_state_word(const std::vector<uint32_t>& segs, uint64_t x, Visit&& visit) const;
     bool band_matches(Band& band, const StripSnapshot& s, uint64_t x);
     void set_bands(const std::vector<uint64_t>& starts);  // first rows, then rows()
-    void rebalance();
-    void run_band(size_t k, uint64_t first, const StripBlock& b);
-    // Returns once `other` has swept `target` columns of the block.
-    void wait_for(Band& band, Band& other, uint32_t target);
-    // Marks `band` as having swept `count` columns of the block and wakes its sleepers.
-    static void publish(Band& band, uint32_t count);
+    void run_tile(size_t k, uint64_t first, uint64_t i0, uint64_t n, const StripBlock& b);
 
     uint64_t rows_;
     uint64_t next_ = 0;
@@ -147,7 +134,8 @@ class Strip {
     uint64_t state_bits_ = 0;
     uint64_t state_words_ = 0;
     std::vector<std::unique_ptr<Band>> bands_;
-    std::atomic<bool> failed_{false};    // a band threw: the others stop waiting
+    int threads_ = 1;
+    std::atomic<bool> failed_{false};    // a tile threw: the others are skipped
     std::atomic<bool> mismatch_{false};  // a band's live comparison and snapshot disagreed
 };
 
