@@ -46,9 +46,10 @@ struct StripSnapshot {
 // True when both are states of the same strip with the same relative content, compared in full.
 bool same_state(const StripSnapshot& a, const StripSnapshot& b);
 
-// Called by the thread that owns rows y0..y1-1 as soon as it has swept them in column x, with
-// g[y - y0] = g(x, y). The calls for one band come in column order; calls for different bands
-// run at the same time, so a callback may touch only what belongs to its rows.
+// Called by the thread sweeping rows y0..y1-1 (a band) as soon as it has swept them in column
+// x, with g[y - y0] = g(x, y). The calls for one band come in column order, one at a time (the
+// thread may change between tiles, with the ordering of task dependencies); calls for different
+// bands run at the same time, so a callback may touch only what belongs to its rows.
 using StripRowsFn = std::function<void(uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g)>;
 
 // One call of Strip::advance_block: the next `columns` columns.
