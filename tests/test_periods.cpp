@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -181,6 +182,120 @@ TEST(Periods, RingAndSecondPassAgree) {
     }
 }
 
+// --- threads -----------------------------------------------------------------------------
+
+// Every cell of every column of `strip`, swept in blocks of the given lengths (cycled).
+std::vector<uint64_t> sweep_cells(engine::Strip& strip, uint64_t cols,
+                                  const std::vector<uint64_t>& blocks) {
+    const uint64_t Y = strip.rows();
+    std::vector<uint64_t> cells(cols * Y, ~uint64_t{0});
+    const uint64_t first = strip.columns_done();
+    for (size_t i = 0; strip.columns_done() < first + cols; ++i) {
+        engine::StripBlock b;
+        b.columns = std::min(blocks[i % blocks.size()], first + cols - strip.columns_done());
+        b.rows_done = [&](uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g) {
+            for (uint64_t y = y0; y < y1; ++y) cells[(x - first) * Y + y] = g[y - y0];
+        };
+        strip.advance_block(b);
+    }
+    return cells;
+}
+
+// The pipeline of row bands against the one-thread sweep, cell by cell: odd row counts, 2 and 3
+// threads, blocks of 1 column to thousands, and lags from 1 (the lowest band may not start a
+// column before the highest has finished the one before) to the default, past the slots'
+// wrap-around (column x mod lag, diagonal mod Y + lag); then the states at the end.
+TEST(PeriodsThreads, StripMatchesOneThreadCellByCell) {
+    struct Case {
+        uint64_t rows;
+        int threads;
+        uint64_t lag;
+    };
+    for (const Case c : {Case{37, 2, 0}, Case{37, 3, 1}, Case{61, 3, 2}, Case{61, 2, 5},
+                         Case{101, 3, 0}, Case{17, 2, 3}}) {
+        SCOPED_TRACE("rows " + std::to_string(c.rows) + " threads " + std::to_string(c.threads) +
+                     " lag " + std::to_string(c.lag));
+        const uint64_t cols = 5000;
+        engine::Strip one(c.rows, MexKernel::Auto, 1);
+        const std::vector<uint64_t> ref = sweep_cells(one, cols, {cols});
+        engine::Strip many(c.rows, MexKernel::Auto, c.threads, c.lag);
+        ASSERT_EQ(many.threads(), c.threads);
+        const std::vector<uint64_t> got = sweep_cells(many, cols, {1, 7, 300, 1000, 2500});
+        for (uint64_t i = 0; i < ref.size(); ++i)
+            ASSERT_EQ(got[i], ref[i]) << "x " << i / c.rows << " y " << i % c.rows;
+        engine::StripSnapshot a, b;
+        one.snapshot(a);
+        many.snapshot(b);
+        EXPECT_TRUE(engine::same_state(a, b));
+        EXPECT_TRUE(many.matches(a));
+    }
+}
+
+// The bands' comparison with a saved state, column by column, against the one-thread strip's
+// matches(); a state saved by one thread count restored into another, continuing identically.
+TEST(PeriodsThreads, ComparisonsAndRestoresAcrossThreadCounts) {
+    // The strip of 21 rows is periodic (P = 384) before column 2400, so the state saved there
+    // comes back twice in the next 999 columns.
+    constexpr uint64_t Y = 21;
+    engine::Strip one(Y, MexKernel::Auto, 1);
+    std::vector<uint64_t> g(Y);
+    for (uint64_t x = 0; x <= 2400; ++x) one.advance(g.data());
+    engine::StripSnapshot saved;
+    one.snapshot(saved);  // after column 2400
+    std::vector<uint8_t> expected;
+    for (uint64_t x = 2401; x < 3400; ++x) {
+        one.advance(g.data());
+        expected.push_back(one.matches(saved) ? 1 : 0);
+    }
+    ASSERT_GE(std::count(expected.begin(), expected.end(), 1), 2);  // it does repeat
+    for (int threads : {2, 3}) {
+        engine::Strip many(Y, MexKernel::Auto, threads, 3);
+        many.restore(saved);
+        engine::StripBlock b;
+        b.columns = 999;
+        std::vector<uint8_t> matched;
+        b.compare = &saved;
+        b.matched = &matched;
+        many.advance_block(b);
+        EXPECT_EQ(matched, expected) << threads << " threads";
+        engine::StripSnapshot end_one, end_many;
+        one.snapshot(end_one);
+        many.snapshot(end_many);
+        EXPECT_TRUE(engine::same_state(end_one, end_many)) << threads << " threads";
+    }
+}
+
+// certify_row_periods with 1, 2 and 3 threads: the same certificate and rows, through the
+// one-pass route and the two-pass one (no ring).
+TEST(PeriodsThreads, CertificatesAgree) {
+    for (uint64_t ring : {uint64_t{1} << 30, uint64_t{0}}) {
+        PeriodsOptions o;
+        o.rows = 43;
+        o.ring_budget_bytes = ring;
+        o.threads = 1;
+        const PeriodsResult one = certify_row_periods(o);
+        ASSERT_EQ(one.status, PeriodsResult::Status::Certified);
+        EXPECT_EQ(one.second_pass, ring == 0);
+        for (int threads : {2, 3}) {
+            o.threads = threads;
+            const PeriodsResult r = certify_row_periods(o);
+            SCOPED_TRACE(std::to_string(threads) + " threads, ring " + std::to_string(ring));
+            ASSERT_EQ(r.status, PeriodsResult::Status::Certified);
+            EXPECT_EQ(r.threads, threads);
+            EXPECT_EQ(r.x0, one.x0);
+            EXPECT_EQ(r.period, one.period);
+            EXPECT_EQ(r.second_pass, one.second_pass);
+            EXPECT_EQ(r.ring_len, one.ring_len);
+            ASSERT_EQ(r.rows.size(), one.rows.size());
+            for (size_t y = 0; y < one.rows.size(); ++y) {
+                EXPECT_EQ(r.rows[y].preperiod, one.rows[y].preperiod) << y;
+                EXPECT_EQ(r.rows[y].period, one.rows[y].period) << y;
+                EXPECT_EQ(r.rows[y].block, one.rows[y].block) << y;
+            }
+        }
+    }
+}
+
 // --- the CLI -----------------------------------------------------------------------------
 
 struct Temp {
@@ -282,6 +397,45 @@ TEST(PeriodsCli, SigtermSavesAndExits75) {
                       tmp / "log"),
               0);
     EXPECT_EQ(slurp(tmp / "out.csv"), slurp(tmp / "ref.csv"));
+}
+
+// A checkpoint written by a run on 2 threads (SIGTERM) resumed on 1, one written on 1 resumed
+// on 3, and one written on 3 killed late and resumed on 2: the same CSV as a run without a stop.
+TEST(PeriodsCli, CheckpointsResumeAcrossThreadCounts) {
+    Temp tmp;
+    ASSERT_EQ(run_cli({"periods", "--rows", "41", "--csv", tmp / "ref.csv", "-q", "--threads", "1"},
+                      tmp / "log"),
+              0);
+    struct Case {
+        const char* before;
+        const char* after;
+        int ms;
+        int signal;
+    };
+    // About 17 700 columns at >= 100 us each: every stop lands in phase 1 or its tail.
+    for (const Case c : {Case{"2", "1", 300, SIGTERM}, Case{"1", "3", 500, SIGTERM},
+                         Case{"3", "2", 1000, SIGKILL}}) {
+        const std::string tag = std::string(c.before) + "_" + c.after;
+        const std::string ck = tmp / ("ck" + tag), csv = tmp / ("out" + tag + ".csv");
+        const pid_t pid =
+            spawn({"periods", "--rows", "41", "--checkpoint", ck, "--threads", c.before,
+                   "--checkpoint-every", "0.05", "--test-delay-us", "100", "--csv", csv, "-q"},
+                  tmp / "log");
+        std::this_thread::sleep_for(std::chrono::milliseconds(c.ms));
+        ::kill(pid, c.signal);
+        const int status = wait_status(pid);
+        if (c.signal == SIGTERM) {
+            ASSERT_EQ(status, 75) << slurp(tmp / "log");
+        }
+        ASSERT_TRUE(fs::exists(ck)) << tag;
+        ASSERT_FALSE(fs::exists(csv)) << tag;
+        ASSERT_EQ(run_cli({"periods", "--rows", "41", "--checkpoint", ck, "--resume", "--csv", csv,
+                           "-q", "--threads", c.after},
+                          tmp / "log"),
+                  0)
+            << slurp(tmp / "log");
+        EXPECT_EQ(slurp(csv), slurp(tmp / "ref.csv")) << tag;
+    }
 }
 
 TEST(PeriodsCli, CorruptOrMismatchedCheckpointExit2) {

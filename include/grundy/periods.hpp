@@ -39,6 +39,9 @@ struct PeriodsOptions {
     uint64_t rows = 0;      // Y: rows 0..Y-1
     uint64_t max_cols = 0;  // give up after this many columns of search; 0: never
     MexKernel kernel = MexKernel::Auto;
+    // Threads sweeping the strip, as a pipeline of bands of rows (the results do not depend on
+    // it); 0: one. Narrow strips use fewer (at least 8 rows per thread).
+    int threads = 1;
     std::string checkpoint;                     // file for checkpoints; empty: none
     double checkpoint_every = 300.0;            // seconds between checkpoints
     bool resume = false;                        // continue from `checkpoint` if it exists
@@ -66,6 +69,8 @@ struct PeriodsResult {
     bool second_pass = false;  // whether phase 2 was needed (P did not divide the ring)
     uint64_t ring_len = 0;     // columns per row in the ring that gave the preperiods
     std::string kernel;
+    int threads = 1;     // threads that swept the strip
+    uint64_t bands = 1;  // bands of rows they swept as tiles
     double seconds = 0.0;
 };
 

@@ -19,6 +19,14 @@
 // divides L, sweeping on to column x0 + L settles everything in one pass. Otherwise phase 2
 // sweeps a fresh strip over columns 0..x0 + P with a ring of exactly P. Either way the ring ends
 // holding a whole P-block from x0 + 1, on which the divisors of P are tried.
+//
+// The strip is swept in blocks of columns by all its threads (strip.hpp); everything that needs
+// the state after one particular column happens at a block's end: blocks end at every column
+// whose state is saved (Brent's, phase 2's x0 and x0 + P) and at the end of each phase. The
+// per-column work is done by the band threads themselves, each for its own rows: the ring and
+// the mismatches (record_rows), and the comparison with the saved state (Strip::StripBlock).
+// The driver then walks the block's columns in order with the same decisions as a sweep of one
+// column at a time, so the results do not depend on the threads or on the block length.
 #include "grundy/periods.hpp"
 
 #include <fcntl.h>
@@ -33,6 +41,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <thread>
 
@@ -51,6 +60,12 @@ constexpr char kMagic[8] = {'G', 'R', 'U', 'N', 'D', 'Y', 'P', 'K'};
 constexpr uint32_t kVersion = 2;
 constexpr uint64_t kNone = ~uint64_t{0};
 constexpr uint64_t kMaxRows = 16384;  // block values g - x + 2y <= 3y fit 16 bits
+// Columns per block of the threaded sweep: the threads meet at a block's end, where the
+// pipeline drains (up to kStripLag columns of the lowest band's lead), so a block should be much
+// longer than that; and it is the granularity of checkpoints and progress (a few ms at most).
+constexpr uint64_t kBlockColumns = 65536;
+// Rows converted at a time by record_rows (a buffer on the stack).
+constexpr uint64_t kRecordChunk = 256;
 
 // The ring's storage: calloc, so the zero pages cost nothing until the sweep reaches them (a
 // vector would write gigabytes of zeros up front).
@@ -276,19 +291,18 @@ class Runner {
   public:
     explicit Runner(const PeriodsOptions& o) : o_(o), last_checkpoint_(Clock::now()) {}
 
-    // Called after every column: sleeps for tests, saves on time or on a stop signal (taking
-    // the strip's snapshot only then: it costs O(Y^2)). Returns true when the run must stop.
-    bool after_column(Progress& p, const Strip& strip, PeriodsResult& result) {
-        ++result.columns_swept;
-        if (o_.test_delay_us)
+    // Called after every block of `columns` columns: sleeps for tests, saves on time or on a
+    // stop signal (taking the strip's snapshot only then: it costs O(Y^2)). Returns true when
+    // the run must stop.
+    bool after_block(Progress& p, const Strip& strip, PeriodsResult& result, uint64_t columns) {
+        // One sleep per column, as the tests' timings were set for (a sleep overshoots).
+        for (uint64_t i = 0; o_.test_delay_us && i < columns; ++i)
             std::this_thread::sleep_for(std::chrono::microseconds(o_.test_delay_us));
         const bool stop = o_.cancel && o_.cancel->load(std::memory_order_relaxed);
         if (o_.checkpoint.empty()) {
             if (stop) result.status = PeriodsResult::Status::Interrupted;
             return stop;
         }
-        // The clock is read every 64 columns only; a column costs at least a microsecond.
-        if (!stop && (result.columns_swept % 64 != 0 && !o_.test_delay_us)) return false;
         const auto now = Clock::now();
         if (stop ||
             std::chrono::duration<double>(now - last_checkpoint_).count() >= o_.checkpoint_every) {
@@ -344,23 +358,77 @@ uint64_t speculative_ring(uint64_t rows, uint64_t budget_bytes) {
     return L;
 }
 
-// Appends column x's values to the ring and notes mismatches with the column ring_len before.
-void record(Progress& p, uint64_t x, const uint64_t* g, uint64_t rows) {
+// What record_rows found wrong, reported by the driver after the block (band threads must not
+// throw past the strip).
+struct RecordErrors {
+    std::mutex mutex;
+    bool out_of_bounds = false;
+    uint64_t x = 0, y = 0;
+};
+
+// Appends rows y0..y1-1 of column x (g[y - y0] = g(x, y)) to the ring and notes the rows whose
+// value differs from the one ring_len columns before. Runs on the band's thread: it touches only
+// these rows' ring entries and last mismatches.
+void record_rows(Progress& p, uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g,
+                 uint64_t rows, RecordErrors& errors) {
     const uint64_t L = p.ring_len;
-    uint16_t* slot = p.ring.data() + (x % L) * rows;
-    for (uint64_t y = 0; y < rows; ++y) {
-        const int64_t v =
-            static_cast<int64_t>(g[y]) - static_cast<int64_t>(x) + 2 * static_cast<int64_t>(y);
-        if (v < 0 || v > 3 * static_cast<int64_t>(y))
-            throw Error("internal: g(" + std::to_string(x) + ", " + std::to_string(y) +
-                        ") outside Landman's bounds");
-        const auto u = static_cast<uint16_t>(v);
-        if (x >= L && slot[y] != u) {
-            if (p.found && x - L > p.x0) throw Error("internal: a row broke the certificate");
-            p.last_mismatch[y] = x - L;
+    const uint64_t n = y1 - y0;
+    uint16_t* slot = p.ring.data() + (x % L) * rows + y0;
+    // The slot of a later column is L columns old, out of every cache: fetch it while this
+    // column's values are converted and compared.
+    const uint16_t* later = p.ring.data() + ((x + 4) % L) * rows + y0;
+    for (uint64_t i = 0; i < n * 2; i += 64)
+        __builtin_prefetch(reinterpret_cast<const char*>(later) + i, 1);
+    // Branch-free loops the compiler vectorises: the values g - x + 2y, which Landman's bounds
+    // put in 0..3y (as unsigned, anything else exceeds 3y), then whether any differs from the
+    // value L columns before, and only then which.
+    uint16_t u[kRecordChunk];
+    for (uint64_t c0 = 0; c0 < n; c0 += kRecordChunk) {
+        const uint64_t m = std::min(kRecordChunk, n - c0);
+        uint64_t bad = 0;
+        for (uint64_t i = 0; i < m; ++i) {
+            const uint64_t y = y0 + c0 + i;
+            const uint64_t v = g[c0 + i] + 2 * y - x;
+            bad |= v > 3 * y;
+            u[i] = static_cast<uint16_t>(v);
         }
-        slot[y] = u;
+        if (bad) {
+            uint64_t bad_y = y0 + c0;
+            for (uint64_t i = 0; i < m; ++i) {
+                const uint64_t y = y0 + c0 + i;
+                if (g[c0 + i] + 2 * y - x > 3 * y) {
+                    bad_y = y;
+                    break;
+                }
+            }
+            std::lock_guard<std::mutex> lock(errors.mutex);
+            if (!errors.out_of_bounds || x < errors.x) {
+                errors.out_of_bounds = true;
+                errors.x = x;
+                errors.y = bad_y;
+            }
+        }
+        uint16_t* out = slot + c0;
+        if (x >= L) {
+            uint16_t diff = 0;
+            for (uint64_t i = 0; i < m; ++i) diff |= out[i] ^ u[i];
+            if (diff)
+                for (uint64_t i = 0; i < m; ++i)
+                    if (out[i] != u[i]) p.last_mismatch[y0 + c0 + i] = x - L;
+        }
+        std::memcpy(out, u, m * sizeof(uint16_t));
     }
+}
+
+// After a block: the checks record_rows could not throw for itself.
+void check_record(const Progress& p, RecordErrors& errors) {
+    if (errors.out_of_bounds)
+        throw Error("internal: g(" + std::to_string(errors.x) + ", " + std::to_string(errors.y) +
+                    ") outside Landman's bounds");
+    // A mismatch d(x + L) != d(x) past x0 would contradict the certificate (L a multiple of P).
+    if (p.found && p.ring_len % p.period == 0)
+        for (const uint64_t m : p.last_mismatch)
+            if (m != kNone && m > p.x0) throw Error("internal: a row broke the certificate");
 }
 
 void start_ring(Progress& p, uint64_t rows, uint64_t L) {
@@ -386,8 +454,9 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
     result.method =
         "Brent cycle detection on the relative strip state (row windows [x+1-2y, x+y], "
         "diagonal windows [x+2-2y, x+y-1]); candidates compared bit for bit in full, no hashing";
-    Strip strip(Y, o.kernel);
+    Strip strip(Y, o.kernel, o.threads);
     result.kernel = strip.kernel_name();
+    result.threads = strip.threads();
     result.state_bits = strip.state_bits();
     Progress p;
     if (o.resume && fs::exists(o.checkpoint)) {
@@ -398,52 +467,85 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
         if (L) start_ring(p, Y, L);
     }
     Runner runner(o);
-    std::vector<uint64_t> g(Y);
+    result.bands = strip.bands();
     const uint64_t first_saved = 2 * Y;  // every window at values >= 0 from here on
+    // Short blocks under --test-delay-us, so that tests can stop a run between any two of them.
+    const uint64_t block = o.test_delay_us ? 16 : kBlockColumns;
+    RecordErrors record_errors;
+    const engine::StripRowsFn recorder = [&](uint64_t x, uint64_t y0, uint64_t y1,
+                                             const uint64_t* g) {
+        record_rows(p, x, y0, y1, g, Y, record_errors);
+    };
+    std::vector<uint8_t> matched;
 
     if (p.phase == 1) {
         if (!p.strip.words.empty()) strip.restore(p.strip);
-        for (;;) {
-            if (!p.found && o.max_cols && strip.columns_done() >= o.max_cols) {
+        bool done = false;
+        while (!done) {
+            const uint64_t next = strip.columns_done();
+            if (!p.found && o.max_cols && next >= o.max_cols) {
                 result.status = PeriodsResult::Status::NotCertified;
                 result.seconds = elapsed();
                 return result;
             }
-            const uint64_t x = strip.advance(g.data());
-            if (p.ring_len) record(p, x, g.data(), Y);
-            if (!p.found && x == first_saved) {
-                strip.snapshot(p.saved);
-                p.has_saved = true;
-                p.power = 64;
-            } else if (!p.found && x > first_saved) {
-                const uint64_t lambda = x - p.saved.column;
-                if (strip.matches(p.saved)) {
-                    // Belt and braces: the full snapshot must be identical too.
-                    StripSnapshot now;
-                    strip.snapshot(now);
-                    if (!engine::same_state(now, p.saved))
-                        throw Error("internal: live comparison and snapshot disagree");
-                    p.found = true;
-                    p.x0 = p.saved.column;
-                    p.period = lambda;
-                    p.has_saved = false;
-                    p.saved.words.clear();
-                    // Without a ring that P divides, phase 2 must compute the preperiods.
-                    if (p.ring_len == 0 || p.ring_len % p.period != 0) break;
-                } else if (lambda == p.power) {
-                    // A longer window for the next saved state: 1/8 longer, not twice (Brent's
-                    // choice), so the saved column overshoots the state's preperiod by at most
-                    // about 1/8 once the window exceeds the period.
-                    strip.snapshot(p.saved);
-                    p.power += std::max<uint64_t>(p.power / 8, 1);
-                }
+            // The block ends where a state must be saved, or where the phase ends.
+            uint64_t end = next + block;
+            if (!p.found) {
+                if (o.max_cols) end = std::min(end, o.max_cols);
+                if (next <= first_saved)
+                    end = std::min(end, first_saved + 1);
+                else
+                    end = std::min(end, p.saved.column + p.power + 1);
+            } else {
+                end = std::min(end, p.x0 + p.ring_len + 1);
             }
-            // With a ring of L = k P: mismatches d(x + L) != d(x) are all seen for x <= x0 once
-            // column x0 + L is swept, and the ring then holds columns x0 + 1 .. x0 + L.
-            if (p.found && x >= p.x0 + p.ring_len) break;
-            report(o.progress, 1, x + 1, p.found ? p.x0 + p.ring_len + 1 : 0,
+            engine::StripBlock b;
+            b.columns = end - next;
+            if (p.ring_len) b.rows_done = recorder;
+            const bool comparing = !p.found && next > first_saved;
+            if (comparing) {
+                b.compare = &p.saved;
+                b.matched = &matched;
+            }
+            strip.advance_block(b);
+            uint64_t processed = 0;
+            for (uint64_t x = next; x < end && !done; ++x) {
+                ++processed;
+                if (!p.found && x == first_saved) {
+                    strip.snapshot(p.saved);  // x is the block's last column
+                    p.has_saved = true;
+                    p.power = 64;
+                } else if (!p.found && x > first_saved) {
+                    const uint64_t lambda = x - p.saved.column;
+                    if (comparing && matched[x - next]) {
+                        // Compared in full by the bands, each match copied out and compared
+                        // again (Strip::band_matches).
+                        p.found = true;
+                        p.x0 = p.saved.column;
+                        p.period = lambda;
+                        p.has_saved = false;
+                        p.saved.words.clear();
+                        // Without a ring that P divides, phase 2 must compute the preperiods.
+                        if (p.ring_len == 0 || p.ring_len % p.period != 0) done = true;
+                    } else if (lambda == p.power) {
+                        // A longer window for the next saved state: 1/8 longer, not twice
+                        // (Brent's choice), so the saved column overshoots the state's preperiod
+                        // by at most about 1/8 once the window exceeds the period. x is the
+                        // block's last column.
+                        strip.snapshot(p.saved);
+                        p.power += std::max<uint64_t>(p.power / 8, 1);
+                    }
+                }
+                // With a ring of L = k P: mismatches d(x + L) != d(x) are all seen for x <= x0
+                // once column x0 + L is swept, and the ring then holds columns x0 + 1 .. x0 + L.
+                if (p.found && x >= p.x0 + p.ring_len) done = true;
+            }
+            result.columns_swept += processed;
+            check_record(p, record_errors);
+            if (done) break;
+            report(o.progress, 1, end, p.found ? p.x0 + p.ring_len + 1 : 0,
                    p.has_saved ? p.saved.column : p.x0, strip);
-            if (runner.after_column(p, strip, result)) {
+            if (runner.after_block(p, strip, result, processed)) {
                 result.seconds = elapsed();
                 return result;
             }
@@ -465,21 +567,30 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
     result.period = p.period;
     const uint64_t P = p.period;
     if (p.phase == 2) {
-        Strip pass(Y, o.kernel);
+        Strip pass(Y, o.kernel, o.threads);
         if (!p.strip.words.empty()) pass.restore(p.strip);
         StripSnapshot at_x0;
         const uint64_t last = p.x0 + P;
-        while (pass.columns_done() <= last) {
-            const uint64_t x = pass.advance(g.data());
-            record(p, x, g.data(), Y);
+        for (;;) {
+            const uint64_t next = pass.columns_done();
+            uint64_t end = std::min(next + block, last + 1);
+            if (next <= p.x0) end = std::min(end, p.x0 + 1);
+            engine::StripBlock b;
+            b.columns = end - next;
+            b.rows_done = recorder;
+            pass.advance_block(b);
+            result.columns_swept += b.columns;
+            check_record(p, record_errors);
             // An independent re-check of the certificate on this second sweep (a resumed
             // phase 2 that started past x0 skips it; phase 1 proved it already).
-            if (x == p.x0) pass.snapshot(at_x0);
-            if (x == last && !at_x0.words.empty() && !pass.matches(at_x0))
-                throw Error("internal: the certificate did not repeat in phase 2");
-            report(o.progress, 2, x + 1, last + 1, p.x0, pass);
-            if (x == last) break;
-            if (runner.after_column(p, pass, result)) {
+            if (end - 1 == p.x0) pass.snapshot(at_x0);
+            if (end - 1 == last) {
+                if (!at_x0.words.empty() && !pass.matches(at_x0))
+                    throw Error("internal: the certificate did not repeat in phase 2");
+                break;
+            }
+            report(o.progress, 2, end, last + 1, p.x0, pass);
+            if (runner.after_block(p, pass, result, b.columns)) {
                 result.seconds = elapsed();
                 return result;
             }

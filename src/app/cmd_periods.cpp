@@ -3,6 +3,8 @@
 // Exit status: 0 certified; 2 bad input, or a corrupt or mismatched checkpoint; 3 not certified
 // within --max-cols columns; 75 (EX_TEMPFAIL) stopped by SIGTERM/SIGINT after saving a
 // checkpoint: resubmit the same command with --resume.
+#include <omp.h>
+
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -29,7 +31,8 @@ void describe(po::options_description& o, std::vector<std::string>&) {
     o.add_options()
         ("rows", po::value<std::string>()->required(), "rows Y: certify rows y = 0..Y-1")
         ("threads,t", po::value<std::string>(),
-         "accepted for job files; the strip is swept by one thread (columns are sequential)")
+         "threads sweeping the strip, as tiles of bands of rows (default: OMP_NUM_THREADS, "
+         "else all cores; at least 8 rows per band); the results are the same for any")
         ("csv", po::value<std::string>(),
          "CSV file: row,preperiod,period,certified,block (default: the CSV on stdout)")
         ("no-blocks", po::bool_switch(),
@@ -130,7 +133,8 @@ class Printer {
 int run(const po::variables_map& v) {
     PeriodsOptions o;
     o.rows = count_option(v, "rows", 1, 16384);
-    (void)parse_threads(v);  // validated, but one thread sweeps a strip
+    o.threads = parse_threads(v);
+    if (o.threads == 0) o.threads = omp_get_max_threads();
     o.kernel = parse_mex_kernel(v["kernel"].as<std::string>());
     if (!mex_kernel_supported(o.kernel))
         throw Error(std::string("this CPU cannot run the ") + mex_kernel_name(o.kernel) +
@@ -207,13 +211,15 @@ int run(const po::variables_map& v) {
             stderr,
             "certified rows 0..%llu: state after column %llu repeats after P = %llu "
             "columns (%llu state bits, compared in full); max preperiod %llu, max "
-            "period %llu; %llu columns swept in %.3f s%s, %s kernel, %s\n",
+            "period %llu; %llu columns swept in %.3f s%s, %d thread%s (%llu bands of rows), %s "
+            "kernel, %s\n",
             static_cast<unsigned long long>(o.rows - 1), static_cast<unsigned long long>(r.x0),
             static_cast<unsigned long long>(r.period),
             static_cast<unsigned long long>(r.state_bits), static_cast<unsigned long long>(max_pre),
             static_cast<unsigned long long>(max_per),
             static_cast<unsigned long long>(r.columns_swept), r.seconds,
-            r.resumed ? " (this part, resumed)" : "", r.kernel.c_str(),
+            r.resumed ? " (this part, resumed)" : "", r.threads, r.threads == 1 ? "" : "s",
+            static_cast<unsigned long long>(r.bands), r.kernel.c_str(),
             r.second_pass ? "second pass needed" : "preperiods from the first pass");
     }
     return 0;

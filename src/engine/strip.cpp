@@ -1,6 +1,10 @@
 // Strip: the column sweep of a strip, its relative state, and comparisons and restores of it.
 #include "engine/strip.hpp"
 
+#include <algorithm>
+#include <string>
+
+#include "engine/config.hpp"
 #include "grundy/error.hpp"
 
 namespace grundy::engine {
@@ -9,11 +13,15 @@ bool same_state(const StripSnapshot& a, const StripSnapshot& b) {
     return a.rows == b.rows && a.words == b.words;
 }
 
-Strip::Strip(uint64_t rows, MexKernel kernel) : rows_(rows) {
+Strip::Strip(uint64_t rows, MexKernel kernel, int threads, uint64_t lag) : rows_(rows) {
     if (rows == 0) throw Error("a strip needs at least one row");
-    // Strip windows are short (about 3y bits) and the scans shorter still, so the word-at-a-time
-    // scan wins: rows 0..255 took 13.1 s with it, 14.0 s with the summary kernel and 15.7 s
-    // with the flat AVX-512 one (one thread, same results).
+    // Strip windows are short (about 3y bits) and the scans shorter still (about y / 2 bits), so
+    // the word-at-a-time scan wins: rows 0..255 took 13.1 s with it, 14.0 s with the summary
+    // kernel and 15.7 s with the flat AVX-512 one (one thread, same results). Measured again
+    // for 512 and 1024 rows (one thread, best of 3-4 runs of 30 000-60 000 columns): portable
+    // 16.9 and 19.9 ns per cell, summary 18.7 and 21.2, AVX2 19.3 and 21.9, AVX-512 21.6 and
+    // 25.0. A vector scan also loads the column's last word right after the previous cell
+    // stored it, which store forwarding cannot serve.
     if (kernel == MexKernel::Auto) kernel = MexKernel::Portable;
     if (!mex_kernel_supported(kernel))
         throw Error(std::string("this CPU cannot run the ") + mex_kernel_name(kernel) +
@@ -33,7 +41,11 @@ Strip::Strip(uint64_t rows, MexKernel kernel) : rows_(rows) {
             break;
     }
     kernel_name_ = mex_kernel_name(kernel);
-    windows_ = std::make_unique<StripWindows>(rows);
+    const uint64_t t = threads > 1 ? static_cast<uint64_t>(threads) : 1;
+    uint64_t bands = t == 1 ? 1 : t * kStripBandsPerThread;
+    bands = std::max<uint64_t>(1, std::min(bands, rows / kMinStripBandRows));
+    threads_ = static_cast<int>(std::min(t, bands));
+    windows_ = std::make_unique<StripWindows>(rows, bands == 1 ? 1 : lag ? lag : kStripLag);
     // Highest rows first: they settle last, so that is where two states usually differ.
     for (uint64_t y = rows - 1; y >= 1; --y) {
         const int64_t iy = static_cast<int64_t>(y);
@@ -45,11 +57,134 @@ Strip::Strip(uint64_t rows, MexKernel kernel) : rows_(rows) {
         state_words_ += (seg.bits + 63) / 64;
         state_bits_ += seg.bits;
     }
+    for (uint32_t i = 0; i < layout_.size(); ++i) all_segments_.push_back(i);
+
+    // Bands of equal estimated work: cuts where the running cost passes k / bands of the total.
+    auto cost = [](uint64_t y) { return kStripCostBase + kStripCostPerRow * y; };
+    uint64_t total = 0;
+    for (uint64_t y = 0; y < rows; ++y) total += cost(y);
+    std::vector<uint64_t> starts = {0};
+    uint64_t run = 0;
+    for (uint64_t y = 0; y < rows && starts.size() < bands; ++y) {
+        run += cost(y);
+        // At least kMinStripBandRows rows in every band (there are at most rows / that many).
+        const uint64_t k = starts.size();
+        if (run * bands >= k * total && y + 1 - starts.back() >= kMinStripBandRows &&
+            rows - (y + 1) >= (bands - k) * kMinStripBandRows)
+            starts.push_back(y + 1);
+    }
+    starts.push_back(rows);
+    set_bands(starts);
+}
+
+void Strip::set_bands(const std::vector<uint64_t>& starts) {
+    bands_.clear();
+    for (size_t k = 0; k + 1 < starts.size(); ++k) {
+        auto band = std::make_unique<Band>();
+        band->y0 = starts[k];
+        band->y1 = starts[k + 1];
+        band->g.resize(band->y1 - band->y0);
+        // The band compares its rows, and the diagonals through (x, y - 1) for its rows y - 1.
+        for (uint32_t i = 0; i < layout_.size(); ++i) {
+            const Segment& seg = layout_[i];
+            const uint64_t owner_row = seg.is_row ? seg.y : seg.y - 1;
+            if (owner_row >= band->y0 && owner_row < band->y1) band->segments.push_back(i);
+        }
+        bands_.push_back(std::move(band));
+    }
+}
+
+Strip::~Strip() = default;
+
+std::vector<uint64_t> Strip::band_starts() const {
+    std::vector<uint64_t> r;
+    for (const auto& b : bands_) r.push_back(b->y0);
+    r.push_back(rows_);
+    return r;
 }
 
 uint64_t Strip::advance(uint64_t* g) {
-    sweep_(*windows_, next_, g);
-    return next_++;
+    StripBlock b;
+    b.columns = 1;
+    b.rows_done = [g](uint64_t, uint64_t y0, uint64_t y1, const uint64_t* v) {
+        std::copy(v, v + (y1 - y0), g + y0);
+    };
+    const uint64_t x = next_;
+    advance_block(b);
+    return x;
+}
+
+// Sweeps columns first .. first + n - 1 of band k: a tile. Its callbacks and comparisons run
+// here too, on whichever thread runs the tile.
+void Strip::run_tile(size_t k, uint64_t first, uint64_t i0, uint64_t n, const StripBlock& b) {
+    Band& band = *bands_[k];
+    for (uint64_t i = i0; i < i0 + n; ++i) {
+        const uint64_t x = first + i;
+        sweep_(*windows_, x, band.y0, band.y1, band.g.data());
+        if (b.rows_done) b.rows_done(x, band.y0, band.y1, band.g.data());
+        if (b.compare) band.matched[i] = band_matches(band, *b.compare, x) ? 1 : 0;
+    }
+}
+
+// With several bands, the block is cut into tiles of one band by `chunk` columns, run as OpenMP
+// tasks with dependencies: tile (k, j) after (k - 1, j) (the rows below, same columns) and
+// (k, j - 1) (the same rows, the columns before), and the lowest band's tile j after the highest
+// band's tile j - lag / chunk (the column and diagonal slots it reuses: strip_windows.hpp). Any
+// idle thread takes any ready tile, so a thread that loses its CPU on a busy machine holds up one
+// tile, not a whole band, and the work needs no balancing: there are several bands per thread.
+void Strip::advance_block(const StripBlock& b) {
+    if (b.columns == 0) return;
+    if (failed_.load()) throw Error("internal: strip used after a failed sweep");
+    const uint64_t first = next_;
+    for (auto& band : bands_)
+        if (b.compare) band->matched.assign(b.columns, 0);
+    const size_t K = bands_.size();
+    if (K == 1) {
+        run_tile(0, first, 0, b.columns, b);
+    } else {
+        const uint64_t lag = windows_->lag;
+        const uint64_t chunk = lag < kStripChunkColumns ? lag : kStripChunkColumns;
+        const uint64_t behind = lag / chunk;  // chunk divides lag (config.hpp)
+        const uint64_t chunks = (b.columns + chunk - 1) / chunk;
+        std::vector<char> token(K * chunks);  // tile (k, j): token[k * chunks + j]
+        char none = 0;                        // an absent dependency
+        std::exception_ptr error;
+#pragma omp parallel num_threads(threads_)
+#pragma omp single
+        for (uint64_t j = 0; j < chunks; ++j)
+            for (size_t k = 0; k < K; ++k) {
+                char* self = &token[k * chunks + j];
+                char* left = j > 0 ? &token[k * chunks + j - 1] : &none;
+                char* below = k > 0 ? &token[(k - 1) * chunks + j] : &none;
+                char* reuse = k == 0 && j >= behind ? &token[(K - 1) * chunks + j - behind] : &none;
+                const uint64_t i0 = j * chunk, n = std::min(chunk, b.columns - i0);
+                (void)self, (void)left, (void)below, (void)reuse;  // GCC misses depend uses
+#pragma omp task default(shared) firstprivate(k, i0, n) depend(in                             \
+                                                               : left[0], below[0], reuse[0]) \
+    depend(out                                                                                \
+           : self[0])
+                {
+                    // After a failure the remaining tiles only run out.
+                    if (!failed_.load(std::memory_order_relaxed)) {
+                        try {
+                            run_tile(k, first, i0, n, b);
+                        } catch (...) {
+#pragma omp critical(grundy_strip_error)
+                            if (!error) error = std::current_exception();
+                            failed_.store(true);
+                        }
+                    }
+                }
+            }
+        if (error) std::rethrow_exception(error);
+    }
+    next_ = first + b.columns;
+    if (mismatch_.load()) throw Error("internal: live comparison and snapshot disagree");
+    if (b.compare && b.matched) {
+        b.matched->assign(b.columns, 1);
+        for (const auto& band : bands_)
+            for (uint64_t i = 0; i < b.columns; ++i) (*b.matched)[i] &= band->matched[i];
+    }
 }
 
 const BitWindow& Strip::window_of(const Segment& seg, uint64_t x) const {
@@ -78,8 +213,10 @@ uint64_t Strip::chunk(const BitWindow& w, int64_t v) {
 }
 
 template <class Visit>
-bool Strip::for_each_state_word(uint64_t x, Visit&& visit) const {
-    for (const auto& seg : layout_) {
+bool Strip::for_each_state_word(const std::vector<uint32_t>& segs, uint64_t x,
+                                Visit&& visit) const {
+    for (const uint32_t i : segs) {
+        const Segment& seg = layout_[i];
         const BitWindow& w = window_of(seg, x);
         const int64_t first = static_cast<int64_t>(x) + seg.start;
         for (uint64_t k = 0; k * 64 < seg.bits; ++k) {
@@ -98,7 +235,7 @@ void Strip::snapshot(StripSnapshot& out) const {
     out.rows = rows_;
     out.column = x;
     out.words.assign(state_words_, 0);
-    for_each_state_word(x, [&](uint64_t i, uint64_t word) {
+    for_each_state_word(all_segments_, x, [&](uint64_t i, uint64_t word) {
         out.words[i] = word;
         return true;
     });
@@ -107,8 +244,29 @@ void Strip::snapshot(StripSnapshot& out) const {
 bool Strip::matches(const StripSnapshot& s) const {
     if (next_ == 0 || s.rows != rows_ || s.words.size() != state_words_) return false;
     // Stops at the first differing word: cheap when the states differ, as they almost always do.
-    return for_each_state_word(next_ - 1,
+    return for_each_state_word(all_segments_, next_ - 1,
                                [&](uint64_t i, uint64_t word) { return word == s.words[i]; });
+}
+
+// The band's part of matches(), right after the band swept column x: its segments cannot change
+// before it starts column x + 1 (strip.hpp). A match is checked again by copying the segments
+// out, as snapshot() would, and comparing the copies.
+bool Strip::band_matches(Band& band, const StripSnapshot& s, uint64_t x) {
+    if (s.rows != rows_ || s.words.size() != state_words_) return false;
+    const bool same = for_each_state_word(
+        band.segments, x, [&](uint64_t i, uint64_t word) { return word == s.words[i]; });
+    if (!same) return false;
+    band.check.words.assign(state_words_, 0);
+    for_each_state_word(band.segments, x, [&](uint64_t i, uint64_t word) {
+        band.check.words[i] = word;
+        return true;
+    });
+    for (const uint32_t i : band.segments) {
+        const Segment& seg = layout_[i];
+        for (uint64_t w = seg.offset; w < seg.offset + (seg.bits + 63) / 64; ++w)
+            if (band.check.words[w] != s.words[w]) mismatch_.store(true);
+    }
+    return true;
 }
 
 void Strip::restore(const StripSnapshot& s) {
@@ -118,6 +276,7 @@ void Strip::restore(const StripSnapshot& s) {
     const uint64_t x = s.column;
     // Row 0 is g(x', 0) = x': everything up to x is in it.
     StripWindows::reset(ws.row_sets[0], x + 1);
+    if (failed_.load()) throw Error("internal: strip used after a failed sweep");
     for (const auto& seg : layout_) {
         BitWindow& w = seg.is_row ? ws.row_sets[seg.y] : ws.diag_sets[ws.diag_slot(x, seg.y - 1)];
         const int64_t first = static_cast<int64_t>(x) + seg.start;

@@ -12,9 +12,22 @@
 // Every later mex is min{v >= x' - 2y not in row, column or diagonal}, so with x >= 2Y (all
 // windows at non-negative values) state(x0) == state(x0 + P) gives g(x + P, y) = g(x, y) + P for
 // every x > x0 and y < Y, by induction over the cells in sweep order. That is the certificate.
+//
+// Threads: the rows are cut into bands, several per thread, and the columns of a block into
+// chunks; a band's chunk is a tile, and the tiles run as tasks in any order their dependencies
+// allow: a tile after the one below it (the column's set grows from y = 0 up, and the diagonals
+// cross band boundaries going up and right, so they follow the same order) and after the one
+// to its left. The lowest band stays less than `lag` columns ahead of the highest, the number of
+// column windows and spare diagonal slots (strip_windows.hpp). All threads meet only at the end
+// of a block of columns, where the state is that after the block's last column. Every cell gets
+// the same value whatever the number of bands: the sets a cell reads are exactly those of the
+// one-thread sweep order.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -33,11 +46,36 @@ struct StripSnapshot {
 // True when both are states of the same strip with the same relative content, compared in full.
 bool same_state(const StripSnapshot& a, const StripSnapshot& b);
 
+// Called by the thread sweeping rows y0..y1-1 (a band) as soon as it has swept them in column
+// x, with g[y - y0] = g(x, y). The calls for one band come in column order, one at a time (the
+// thread may change between tiles, with the ordering of task dependencies); calls for different
+// bands run at the same time, so a callback may touch only what belongs to its rows.
+using StripRowsFn = std::function<void(uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g)>;
+
+// One call of Strip::advance_block: the next `columns` columns.
+struct StripBlock {
+    uint64_t columns = 0;
+    StripRowsFn rows_done;  // optional
+    // Optional: compare the state after every column of the block with this snapshot; then
+    // `matched` gets one entry per column, 1 where the states are equal in full.
+    const StripSnapshot* compare = nullptr;
+    std::vector<uint8_t>* matched = nullptr;
+};
+
 class Strip {
   public:
-    Strip(uint64_t rows, MexKernel kernel);
+    // threads: OpenMP threads sweeping tiles of bands of rows; fewer if the strip has too few
+    // rows for them (config.hpp: kMinStripBandRows); 0: one. lag: how many columns the lowest
+    // band may run ahead of the highest (0: kStripLag; tests use tiny ones, which also make the
+    // tiles one lag wide).
+    Strip(uint64_t rows, MexKernel kernel, int threads = 1, uint64_t lag = 0);
+    ~Strip();
 
     uint64_t rows() const { return rows_; }
+    int threads() const { return threads_; }
+    uint64_t bands() const { return bands_.size(); }
+    // First row of each band, and rows() last.
+    std::vector<uint64_t> band_starts() const;
     uint64_t columns_done() const { return next_; }  // columns 0..next-1 are swept
     const char* kernel_name() const { return kernel_name_; }
     uint64_t window_bytes() const { return windows_->bytes(); }
@@ -46,6 +84,9 @@ class Strip {
 
     // Sweeps the next column; g[y] receives g(x, y). Returns x.
     uint64_t advance(uint64_t* g);
+    // Sweeps the next b.columns columns with every band's thread; see StripBlock. Rethrows the
+    // first exception of any band (the strip is then unusable).
+    void advance_block(const StripBlock& b);
 
     // The relative state after the last swept column (at least one must be swept).
     void snapshot(StripSnapshot& out) const;
@@ -63,12 +104,26 @@ class Strip {
         uint64_t bits;
         uint64_t offset;  // first word in the snapshot
     };
+    // Rows y0..y1-1, the segments of the state compared with theirs (those of its rows, and
+    // the diagonals its rows wrote last: they change next in the column after), and what the
+    // band saw during a block. Only one tile of a band runs at a time.
+    struct alignas(64) Band {
+        uint64_t y0 = 0, y1 = 0;
+        std::vector<uint32_t> segments;  // indices into layout_, in layout order
+        std::vector<uint64_t> g;         // one column of this band's values
+        std::vector<uint8_t> matched;    // per column of the block
+        StripSnapshot check;             // scratch for the full re-check of a match
+    };
     const BitWindow& window_of(const Segment& seg, uint64_t x) const;
     static uint64_t chunk(const BitWindow& w, int64_t v);  // contains(v .. v + 63) as bits
-    // Calls visit(index, word) for every word of the relative state after column x, in
-    // snapshot order, until visit returns false. Returns whether it went through all of them.
+    // Calls visit(index, word) for every word of the segments `segs` (indices into layout_) of
+    // the relative state after column x, until visit returns false. Returns whether it went
+    // through all of them.
     template <class Visit>
-    bool for_each_state_word(uint64_t x, Visit&& visit) const;
+    bool for_each_state_word(const std::vector<uint32_t>& segs, uint64_t x, Visit&& visit) const;
+    bool band_matches(Band& band, const StripSnapshot& s, uint64_t x);
+    void set_bands(const std::vector<uint64_t>& starts);  // first rows, then rows()
+    void run_tile(size_t k, uint64_t first, uint64_t i0, uint64_t n, const StripBlock& b);
 
     uint64_t rows_;
     uint64_t next_ = 0;
@@ -76,8 +131,13 @@ class Strip {
     const char* kernel_name_;
     std::unique_ptr<StripWindows> windows_;
     std::vector<Segment> layout_;
+    std::vector<uint32_t> all_segments_;
     uint64_t state_bits_ = 0;
     uint64_t state_words_ = 0;
+    std::vector<std::unique_ptr<Band>> bands_;
+    int threads_ = 1;
+    std::atomic<bool> failed_{false};    // a tile threw: the others are skipped
+    std::atomic<bool> mismatch_{false};  // a band's live comparison and snapshot disagreed
 };
 
 }  // namespace grundy::engine

@@ -1,15 +1,31 @@
-// The sweep of one column of a strip (StripWindows): every cell (x, 0..Y-1), bottom up, each the
-// mex of its row, column and diagonal sets. Included by sweep_*.cpp inside a region compiled for
-// one instruction set, with MEX_SCAN naming that set's kernel, exactly like tile_sweep.hpp.
+// The sweep of one band of a column of a strip (StripWindows): the cells (x, y0..y1-1), bottom
+// up, each the mex of its row, column and diagonal sets. Included by sweep_*.cpp inside a region
+// compiled for one instruction set, with MEX_SCAN naming that set's kernel, exactly like
+// tile_sweep.hpp.
 
-static void sweep_strip_column_body(StripWindows& s, uint64_t x, uint64_t* g) {
-    BitWindow& col = s.col;
-    StripWindows::reset(col, s.column_floor(x));
-    uint64_t slot = x % s.rows;  // diagonal x - y lives in slot (x - y) mod Y
-    for (uint64_t y = 0; y < s.rows; ++y) {
+static void sweep_strip_column_body(StripWindows& s, uint64_t x, uint64_t y0, uint64_t y1,
+                                    uint64_t* g) {
+    BitWindow& col = s.column(x);
+    if (y0 == 0) StripWindows::reset(col, s.column_floor(x));
+    uint64_t slot = s.diag_slot(x, y0);  // diagonal x - y lives in slot (x - y) mod diag_count
+    // The windows of a column's cells lie all over memory (one allocation each) and their words
+    // are mostly out of L1 when a cell needs them, so the cell kStripPrefetchCells ahead has the
+    // words its scan starts with fetched now: that overlaps what would be a wait in every cell.
+    uint64_t ahead = s.diag_slot(x, y0 + kStripPrefetchCells);
+    for (uint64_t y = y0; y < y1; ++y) {
+        if (y + kStripPrefetchCells < y1) {
+            const BitWindow& r = s.row_sets[y + kStripPrefetchCells];
+            const BitWindow& d = s.diag_sets[ahead];
+            const uintptr_t at = 8 * (r.low / 64);
+            __builtin_prefetch(reinterpret_cast<const void*>(r.word_origin + at));
+            __builtin_prefetch(reinterpret_cast<const void*>(r.word_origin + at + 64));
+            __builtin_prefetch(reinterpret_cast<const void*>(d.word_origin + at));
+            __builtin_prefetch(reinterpret_cast<const void*>(d.word_origin + at + 64));
+        }
+        ahead = ahead == 0 ? s.diag_count - 1 : ahead - 1;
         BitWindow& row = s.row_sets[y];
         BitWindow& dia = s.diag_sets[slot];
-        slot = slot == 0 ? s.rows - 1 : slot - 1;
+        slot = slot == 0 ? s.diag_count - 1 : slot - 1;
         // A diagonal starts at (0, y) or at (x, 0); its slot's previous diagonal has ended.
         if (x == 0 || y == 0) StripWindows::reset(dia, s.diagonal_floor(x, y));
         const uint64_t last_word = (x + y) / 64 + kScanPadWords;
@@ -19,7 +35,7 @@ static void sweep_strip_column_body(StripWindows& s, uint64_t x, uint64_t* g) {
         uint64_t lo = row.low > col.low ? row.low : col.low;
         lo = lo > dia.low ? lo : dia.low;
         const uint64_t v = MEX_SCAN(row, col, dia, lo);
-        g[y] = v;
+        g[y - y0] = v;
         row.insert(v);
         col.insert(v);
         dia.insert(v);

@@ -48,8 +48,8 @@ int64_t sweep_tile_avx512(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, 
 }
 
 // The strip column sweep (grundy periods) with the same kernel.
-void sweep_strip_column_avx512(StripWindows& s, uint64_t x, uint64_t* g) {
-    sweep_strip_column_body(s, x, g);
+void sweep_strip_column_avx512(StripWindows& s, uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g) {
+    sweep_strip_column_body(s, x, y0, y1, g);
 }
 #pragma GCC pop_options
 

@@ -35,12 +35,14 @@ int64_t sweep_tile_summary(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0,
 }
 
 // The strip column sweeps (grundy periods) with the same kernels.
-void sweep_strip_column_portable(StripWindows& s, uint64_t x, uint64_t* g) {
-    flat::sweep_strip_column_body(s, x, g);
+void sweep_strip_column_portable(StripWindows& s, uint64_t x, uint64_t y0, uint64_t y1,
+                                 uint64_t* g) {
+    flat::sweep_strip_column_body(s, x, y0, y1, g);
 }
 
-void sweep_strip_column_summary(StripWindows& s, uint64_t x, uint64_t* g) {
-    summary::sweep_strip_column_body(s, x, g);
+void sweep_strip_column_summary(StripWindows& s, uint64_t x, uint64_t y0, uint64_t y1,
+                                uint64_t* g) {
+    summary::sweep_strip_column_body(s, x, y0, y1, g);
 }
 
 }  // namespace grundy::engine
