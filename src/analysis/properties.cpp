@@ -239,7 +239,10 @@ void PropertiesPass::band(const RowBand& b, int thread) {
             const uint64_t lo = std::max(ka + y, Y - 1) - (Y - 1);
             const uint64_t hi = std::max(std::min(kb + y, X + Y - 1), Y - 1) - (Y - 1);
             const uint32_t* row = b.row(y);
-            if (y + 8 < y1) __builtin_prefetch(b.row(y + 8) + lo);
+            // Every cache line of the segment 8 rows up (it starts 8 values further right):
+            // the block reads four or five lines of each row, and the band is far out of cache.
+            if (y + 8 < y1)
+                for (uint64_t x = lo; x < hi + 8; x += 16) __builtin_prefetch(b.row(y + 8) + x);
             for (uint64_t j = 0; j < per_row && next < ahead.size(); ++j)
                 __builtin_prefetch(ahead[next++], 1);
             for (uint64_t x = lo; x < hi; ++x) {
