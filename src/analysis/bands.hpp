@@ -5,6 +5,7 @@
 // comes from the engine, so that verification stays independent of it.
 #pragma once
 
+#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <memory>
@@ -133,21 +134,40 @@ struct RowBand {
     const uint32_t* row(uint64_t y) const { return values + (y - y0) * stride; }
 };
 
+// The columns [x0, x1) of a band, one chunk width: what piece() calls get. The stream hands the
+// pieces of a band out left to right, one at a time, to whichever thread asks next.
+struct BandPiece {
+    uint64_t index = 0, x0 = 0, x1 = 0;
+    const std::atomic<uint32_t>* done = nullptr;  // done[i]: every piece() call of piece i returned
+    // Waits until the pieces left of this one are done. They were handed out before it, so
+    // they are running or done: this cannot deadlock.
+    void wait_left() const {
+        if (index == 0) return;
+        const std::atomic<uint32_t>& flag = done[index - 1];
+        while (flag.load(std::memory_order_acquire) == 0) flag.wait(0, std::memory_order_acquire);
+    }
+};
+
 // A pass over the row-band stream. For each band every thread of one parallel region calls
-// row() for its share of the rows (schedule decided by the stream), then band(), where a pass
-// shares out its other work with orphaned `omp for` constructs (every thread makes the same
-// calls); finish_band() then runs on one thread. Per-thread state is indexed by `thread`.
+// piece() for the pieces it is handed, each right after the stream has decoded that piece of
+// the band (while it is still in cache); then, once all pieces are in, row() for its share of
+// the rows (schedule decided by the stream), then band(), where a pass shares out its other
+// work with orphaned `omp for` constructs (every thread makes the same calls); finish_band()
+// then runs on one thread. Per-thread state is indexed by `thread`.
 class RowBandPass {
   public:
     virtual ~RowBandPass() = default;
     virtual void begin(int /*threads*/) {}
+    virtual void piece(const RowBand& /*band*/, const BandPiece& /*piece*/, int /*thread*/) {}
     virtual void row(const RowBand& /*band*/, uint64_t /*y*/, int /*thread*/) {}
     virtual void band(const RowBand& /*band*/, int /*thread*/) {}
     virtual void finish_band(const RowBand& /*band*/) {}
 };
 
 // Reads the table once, in bands of one chunk height (all columns), bottom up, and feeds every
-// band to every pass: one decompression of each chunk for all of them.
+// band to every pass: one decompression of each chunk for all of them. Where the reader decodes
+// the chunks itself, the next band's stored chunks are fetched on a helper thread while the
+// current band is decoded and studied.
 void stream_row_bands(const Hdf5TableReader& table, std::span<RowBandPass* const> passes,
                       int threads);
 
@@ -206,8 +226,8 @@ class PropertiesPass final : public RowBandPass {
     PropertiesPass(uint64_t rows, uint64_t cols, uint64_t column_band_width);
     ~PropertiesPass() override;
     void begin(int threads) override;
+    void piece(const RowBand& band, const BandPiece& piece, int thread) override;
     void row(const RowBand& band, uint64_t y, int thread) override;
-    void band(const RowBand& band, int thread) override;
     void finish_band(const RowBand& band) override;
     PropertiesReport report() const;  // finishes the row-completeness and symmetry checks
     // For locating an asymmetric cell once the fingerprints disagree.
@@ -216,6 +236,11 @@ class PropertiesPass final : public RowBandPass {
   private:
     struct Diagonal;
     struct Slot;
+    // The column checks of columns [xa, xb) and the diagonal checks of diagonals [k0, k1)
+    // restricted to columns [xa, xb), over the rows of the band.
+    void columns(const RowBand& band, uint64_t xa, uint64_t xb, Slot& slot);
+    void diagonals(const RowBand& band, uint64_t xa, uint64_t xb, uint64_t k0, uint64_t k1,
+                   Slot& slot);
     uint64_t rows_, cols_, M_;
     const Hdf5TableReader* table_ = nullptr;
     // Column x's set: a bitset over the words col_first_[x] .. (x + Y - 1) / 64 at

@@ -141,14 +141,12 @@ void PropertiesPass::row(const RowBand& band, uint64_t y, int thread) {
     std::fill_n(bits, slot.row_bits.size(), 0);
 }
 
-void PropertiesPass::band(const RowBand& b, int thread) {
-    Slot& slot = slots_[static_cast<size_t>(thread)];
-    const uint64_t Y = rows_, X = cols_, y1 = b.y0 + b.height;
+void PropertiesPass::columns(const RowBand& b, uint64_t x_begin, uint64_t x_end, Slot& slot) {
+    const uint64_t y1 = b.y0 + b.height;
     // Columns in blocks, each block walked row by row: the band is row-major, and a walk down
     // one column would miss the cache at every cell.
-#pragma omp for schedule(dynamic, 4) nowait
-    for (uint64_t xa = 0; xa < X; xa += kColumnBlock) {
-        const uint64_t xb = std::min(X, xa + kColumnBlock), n = xb - xa;
+    for (uint64_t xa = x_begin; xa < x_end; xa += kColumnBlock) {
+        const uint64_t xb = std::min(x_end, xa + kColumnBlock), n = xb - xa;
         // The block's columns in locals: stores into the bitsets could alias the vectors'
         // elements, and would make the compiler reload them at every cell.
         uint64_t* bits[kColumnBlock];
@@ -163,8 +161,8 @@ void PropertiesPass::band(const RowBand& b, int thread) {
         // them, and each would otherwise wait for memory.
         const char* ahead = nullptr;
         uint64_t ahead_lines = 0;
-        if (xb < X) {
-            const uint64_t xc = std::min(X, xb + kColumnBlock);
+        if (xb < x_end) {
+            const uint64_t xc = std::min(x_end, xb + kColumnBlock);
             const uint64_t low = std::max(col_first_[xb], xb > 2 * y1 ? (xb - 2 * y1) / 64 : 0);
             ahead = reinterpret_cast<const char*>(col_bits_.data() + col_offset_[xb] + low -
                                                   col_first_[xb]);
@@ -191,11 +189,14 @@ void PropertiesPass::band(const RowBand& b, int thread) {
         for (uint64_t i = 0; i < n; ++i)
             if (xa + i < M_) col_print_[xa + i] += print[i];
     }
+}
+
+void PropertiesPass::diagonals(const RowBand& b, uint64_t x_begin, uint64_t x_end, uint64_t k_begin,
+                               uint64_t k_end, Slot& slot) {
+    const uint64_t Y = rows_, X = cols_, y1 = b.y0 + b.height;
     // Diagonal k holds the cells with x - y = k - (Y - 1). Blocks of diagonals, each walked
     // row by row for the same reason; a diagonal belongs to one block, so no set is shared.
-    const uint64_t k_begin = Y - y1, k_end = X + Y - 1 - b.y0;  // the diagonals this band meets
     constexpr uint64_t kDiagonalBlock = 64;
-#pragma omp for schedule(dynamic, 1) nowait
     for (uint64_t ka = k_begin; ka < k_end; ka += kDiagonalBlock) {
         const uint64_t kb = std::min(k_end, ka + kDiagonalBlock);
         // The parts of the next block's bitsets this band can touch (values in
@@ -235,9 +236,10 @@ void PropertiesPass::band(const RowBand& b, int thread) {
         }
         size_t next = 0;
         for (uint64_t y = b.y0; y < y1; ++y) {
-            // x = k - (Y - 1) + y for k in [ka, kb), clipped to the table.
-            const uint64_t lo = std::max(ka + y, Y - 1) - (Y - 1);
-            const uint64_t hi = std::max(std::min(kb + y, X + Y - 1), Y - 1) - (Y - 1);
+            // x = k - (Y - 1) + y for k in [ka, kb), clipped to the table and the piece.
+            const uint64_t lo = std::max(x_begin, std::max(ka + y, Y - 1) - (Y - 1));
+            const uint64_t hi =
+                std::min(x_end, std::max(std::min(kb + y, X + Y - 1), Y - 1) - (Y - 1));
             const uint32_t* row = b.row(y);
             // Every cache line of the segment 8 rows up (it starts 8 values further right):
             // the block reads four or five lines of each row, and the band is far out of cache.
@@ -265,6 +267,23 @@ void PropertiesPass::band(const RowBand& b, int thread) {
             }
         }
     }
+}
+
+void PropertiesPass::piece(const RowBand& b, const BandPiece& piece, int thread) {
+    Slot& slot = slots_[static_cast<size_t>(thread)];
+    const uint64_t Y = rows_, y0 = b.y0, y1 = b.y0 + b.height;
+    const uint64_t xa = piece.x0, xb = piece.x1;
+    // A column lies in one piece: nothing to wait for.
+    columns(b, xa, xb, slot);
+    // Diagonal k (x - y = k - (Y - 1)) meets columns [xa, xb) in this band for k in
+    // [xa + Y - y1, xb + Y - 1 - y0). Those whose first cell in the band lies in this piece
+    // (k >= xa + Y - 1 - y0) are this piece's alone so far; the others have cells in pieces to
+    // the left, which must take in theirs first: each set takes in its cells bottom up, so that
+    // a repeat is named at its second cell.
+    const uint64_t k_lo = xa + Y - y1, k_mid = xa + Y - 1 - y0, k_hi = xb + Y - 1 - y0;
+    diagonals(b, xa, xb, k_mid, k_hi, slot);
+    piece.wait_left();
+    diagonals(b, xa, xb, k_lo, k_mid, slot);
 }
 
 void PropertiesPass::finish_band(const RowBand& b) {
