@@ -249,20 +249,15 @@ class PropertiesPass final : public RowBandPass {
     std::vector<Diagonal> diagonals_;  // diagonal x - y at index x - y + rows - 1
     std::vector<uint64_t> row_mex_;    // the least value missing from row y (rows with X > 2y)
     // Symmetry fingerprints: for m < min(rows, cols), sum over row m right of the diagonal and
-    // over column m above it of a hash of (other coordinate, value): equal when symmetric.
-    std::vector<uint64_t> row_print_, col_print_;
+    // over column m above it of weight_[other coordinate] * value (mod 2^64): equal when
+    // symmetric. The weights are odd, so one differing cell always shows (w * (a - b) is not 0
+    // mod 2^64 for |a - b| < 2^32), and pseudo-random, so several cancel out only by a chance
+    // of about 2^-64. One multiplication per cell, where a full 64-bit mix of (position, value)
+    // cost four in a dependent chain.
+    std::vector<uint64_t> weight_, row_print_, col_print_;
     std::vector<Slot> slots_;
     PropertyCheck bounds_{"bounds", 0, {}}, distinct_rows_{"distinct_rows", 0, {}},
         distinct_cols_{"distinct_columns", 0, {}}, distinct_diags_{"distinct_diagonals", 0, {}};
 };
-
-// A 64-bit mix of (position, value) for the symmetry fingerprints.
-inline uint64_t cell_hash(uint64_t other, uint64_t value) {
-    uint64_t z =
-        other * 0x9E3779B97F4A7C15ull ^ (value + 0x632BE59BD9B4E019ull) * 0xD6E8FEB86659FD93ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 }  // namespace grundy::analysis
