@@ -27,6 +27,15 @@ uint64_t column_band_width(const Hdf5TableReader& table) {
     return width == 0 || width > 4096 ? std::min<uint64_t>(256, table.cols()) : width;
 }
 
+void* huge_alloc(size_t bytes) {
+    constexpr size_t kHuge = size_t{2} << 20;
+    bytes = std::max<size_t>(kHuge, (bytes + kHuge - 1) / kHuge * kHuge);
+    void* memory = std::aligned_alloc(kHuge, bytes);
+    if (!memory) throw std::bad_alloc();
+    madvise(memory, bytes, MADV_HUGEPAGE);  // advice only: failure changes nothing
+    return memory;
+}
+
 void stream_column_bands(const Hdf5TableReader& table, std::span<ColumnBandPass* const> passes) {
     const uint64_t rows = table.rows(), cols = table.cols();
     const uint64_t width = column_band_width(table);
@@ -55,15 +64,10 @@ void stream_row_bands(const Hdf5TableReader& table, std::span<RowBandPass* const
     // One cache line more than a row: the column and diagonal checks walk down the band, and
     // rows a power of two apart would all fall into the same few cache sets.
     const uint64_t stride = cols + 16;
-    // Huge pages where the system gives them on request: a walk down the band touches one
-    // 4 KiB page per row otherwise.
-    constexpr size_t kHuge = size_t{2} << 20;
-    const size_t bytes = (height * stride * sizeof(uint32_t) + kHuge - 1) / kHuge * kHuge;
-    const std::unique_ptr<void, decltype(&std::free)> memory(std::aligned_alloc(kHuge, bytes),
-                                                             &std::free);
-    if (!memory) throw std::bad_alloc();
-    madvise(memory.get(), bytes, MADV_HUGEPAGE);  // advice only: failure changes nothing
-    uint32_t* buffer = static_cast<uint32_t*>(memory.get());
+    // Huge pages: a walk down the band touches one 4 KiB page per row otherwise.
+    const HugeArray<uint32_t> memory(
+        static_cast<uint32_t*>(huge_alloc(height * stride * sizeof(uint32_t))));
+    uint32_t* buffer = memory.get();
     // Pieces of one chunk width: a chunk is decoded and handed to the passes in one go.
     const bool fetching = table.decodes_chunks();
     uint64_t piece_width = table.chunk_cols();

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <bit>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <span>
 #include <string>
@@ -39,6 +40,16 @@ class ColumnBandPass {
 void stream_column_bands(const Hdf5TableReader& table, std::span<ColumnBandPass* const> passes);
 
 int thread_count(int threads);
+
+// Memory in 2 MiB pages where the system gives them on request: big buffers walked at random
+// or down a band otherwise cost a page fault per 4 KiB on first touch and a TLB miss per
+// access. Not zeroed; throws std::bad_alloc.
+struct FreeDeleter {
+    void operator()(void* p) const { std::free(p); }
+};
+template <typename T>
+using HugeArray = std::unique_ptr<T[], FreeDeleter>;
+void* huge_alloc(size_t bytes);
 
 // Builds a message from strings and numbers (GCC 12 warns falsely on "literal" + std::string&&).
 inline void append_all(std::string&) {}
@@ -245,7 +256,8 @@ class PropertiesPass final : public RowBandPass {
     const Hdf5TableReader* table_ = nullptr;
     // Column x's set: a bitset over the words col_first_[x] .. (x + Y - 1) / 64 at
     // col_bits_[col_offset_[x]]; values below the first word are not checked for repeats.
-    std::vector<uint64_t> col_first_, col_offset_, col_bits_;
+    std::vector<uint64_t> col_first_, col_offset_;
+    HugeArray<uint64_t> col_bits_;
     std::vector<Diagonal> diagonals_;  // diagonal x - y at index x - y + rows - 1
     std::vector<uint64_t> row_mex_;    // the least value missing from row y (rows with X > 2y)
     // Symmetry fingerprints: for m < min(rows, cols), sum over row m right of the diagonal and
