@@ -12,6 +12,26 @@
 
 namespace grundy {
 
+// A rectangle's chunks as they are stored, fetched by Hdf5TableReader::fetch and decoded by
+// Hdf5TableReader::decode: the two halves of read(), for streams that fetch the next rectangle
+// while they decode and study the current one.
+class StoredChunks {
+  public:
+    StoredChunks();
+    ~StoredChunks();
+    StoredChunks(const StoredChunks&) = delete;
+    StoredChunks& operator=(const StoredChunks&) = delete;
+    size_t size() const;  // chunks, in row-major order of the chunk grid
+    // The columns of the rectangle that chunk k covers: [x_begin(k), x_end(k)).
+    uint64_t x_begin(size_t k) const;
+    uint64_t x_end(size_t k) const;
+
+  private:
+    friend class Hdf5TableReader;
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
 class Hdf5TableReader {
   public:
     explicit Hdf5TableReader(const std::string& path, bool allow_incomplete = false);
@@ -30,6 +50,16 @@ class Hdf5TableReader {
     // values from one row to the next (0: width).
     void read(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, uint32_t* out,
               uint64_t stride = 0) const;
+    // True when fetch and decode can read this table: chunked and filtered only with what
+    // the reader decodes itself (none, deflate, shuffle + deflate, Blosc).
+    bool decodes_chunks() const;
+    // The stored chunks of the rectangle, undecoded. HDF5 calls: never two at once, from any
+    // thread, so a stream may fetch on a helper thread while it decodes on others.
+    void fetch(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, StoredChunks& out) const;
+    // Writes chunk k's part of the fetched rectangle into out (row-major, `stride` values from
+    // one row to the next, the rectangle's corner at out[0]); false if the chunk's bytes do
+    // not decode (a damaged file). No HDF5 calls: any thread, and different chunks in parallel.
+    bool decode(const StoredChunks& chunks, size_t k, uint32_t* out, uint64_t stride) const;
     uint32_t at(uint64_t x, uint64_t y) const;
     // Reads scattered cells (x, y) in one call; HDF5 decompresses each chunk touched once.
     void read_cells(const std::vector<std::pair<uint64_t, uint64_t>>& cells, uint32_t* out) const;

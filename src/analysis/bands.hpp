@@ -5,8 +5,10 @@
 // comes from the engine, so that verification stays independent of it.
 #pragma once
 
+#include <atomic>
 #include <bit>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <span>
 #include <string>
@@ -38,6 +40,16 @@ class ColumnBandPass {
 void stream_column_bands(const Hdf5TableReader& table, std::span<ColumnBandPass* const> passes);
 
 int thread_count(int threads);
+
+// Memory in 2 MiB pages where the system gives them on request: big buffers walked at random
+// or down a band otherwise cost a page fault per 4 KiB on first touch and a TLB miss per
+// access. Not zeroed; throws std::bad_alloc.
+struct FreeDeleter {
+    void operator()(void* p) const { std::free(p); }
+};
+template <typename T>
+using HugeArray = std::unique_ptr<T[], FreeDeleter>;
+void* huge_alloc(size_t bytes);
 
 // Builds a message from strings and numbers (GCC 12 warns falsely on "literal" + std::string&&).
 inline void append_all(std::string&) {}
@@ -133,21 +145,40 @@ struct RowBand {
     const uint32_t* row(uint64_t y) const { return values + (y - y0) * stride; }
 };
 
+// The columns [x0, x1) of a band, one chunk width: what piece() calls get. The stream hands the
+// pieces of a band out left to right, one at a time, to whichever thread asks next.
+struct BandPiece {
+    uint64_t index = 0, x0 = 0, x1 = 0;
+    const std::atomic<uint32_t>* done = nullptr;  // done[i]: every piece() call of piece i returned
+    // Waits until the pieces left of this one are done. They were handed out before it, so
+    // they are running or done: this cannot deadlock.
+    void wait_left() const {
+        if (index == 0) return;
+        const std::atomic<uint32_t>& flag = done[index - 1];
+        while (flag.load(std::memory_order_acquire) == 0) flag.wait(0, std::memory_order_acquire);
+    }
+};
+
 // A pass over the row-band stream. For each band every thread of one parallel region calls
-// row() for its share of the rows (schedule decided by the stream), then band(), where a pass
-// shares out its other work with orphaned `omp for` constructs (every thread makes the same
-// calls); finish_band() then runs on one thread. Per-thread state is indexed by `thread`.
+// piece() for the pieces it is handed, each right after the stream has decoded that piece of
+// the band (while it is still in cache); then, once all pieces are in, row() for its share of
+// the rows (schedule decided by the stream), then band(), where a pass shares out its other
+// work with orphaned `omp for` constructs (every thread makes the same calls); finish_band()
+// then runs on one thread. Per-thread state is indexed by `thread`.
 class RowBandPass {
   public:
     virtual ~RowBandPass() = default;
     virtual void begin(int /*threads*/) {}
+    virtual void piece(const RowBand& /*band*/, const BandPiece& /*piece*/, int /*thread*/) {}
     virtual void row(const RowBand& /*band*/, uint64_t /*y*/, int /*thread*/) {}
     virtual void band(const RowBand& /*band*/, int /*thread*/) {}
     virtual void finish_band(const RowBand& /*band*/) {}
 };
 
 // Reads the table once, in bands of one chunk height (all columns), bottom up, and feeds every
-// band to every pass: one decompression of each chunk for all of them.
+// band to every pass: one decompression of each chunk for all of them. Where the reader decodes
+// the chunks itself, the next band's stored chunks are fetched on a helper thread while the
+// current band is decoded and studied.
 void stream_row_bands(const Hdf5TableReader& table, std::span<RowBandPass* const> passes,
                       int threads);
 
@@ -206,8 +237,8 @@ class PropertiesPass final : public RowBandPass {
     PropertiesPass(uint64_t rows, uint64_t cols, uint64_t column_band_width);
     ~PropertiesPass() override;
     void begin(int threads) override;
+    void piece(const RowBand& band, const BandPiece& piece, int thread) override;
     void row(const RowBand& band, uint64_t y, int thread) override;
-    void band(const RowBand& band, int thread) override;
     void finish_band(const RowBand& band) override;
     PropertiesReport report() const;  // finishes the row-completeness and symmetry checks
     // For locating an asymmetric cell once the fingerprints disagree.
@@ -216,28 +247,29 @@ class PropertiesPass final : public RowBandPass {
   private:
     struct Diagonal;
     struct Slot;
+    // The column checks of columns [xa, xb) and the diagonal checks of diagonals [k0, k1)
+    // restricted to columns [xa, xb), over the rows of the band.
+    void columns(const RowBand& band, uint64_t xa, uint64_t xb, Slot& slot);
+    void diagonals(const RowBand& band, uint64_t xa, uint64_t xb, uint64_t k0, uint64_t k1,
+                   Slot& slot);
     uint64_t rows_, cols_, M_;
     const Hdf5TableReader* table_ = nullptr;
     // Column x's set: a bitset over the words col_first_[x] .. (x + Y - 1) / 64 at
     // col_bits_[col_offset_[x]]; values below the first word are not checked for repeats.
-    std::vector<uint64_t> col_first_, col_offset_, col_bits_;
+    std::vector<uint64_t> col_first_, col_offset_;
+    HugeArray<uint64_t> col_bits_;
     std::vector<Diagonal> diagonals_;  // diagonal x - y at index x - y + rows - 1
     std::vector<uint64_t> row_mex_;    // the least value missing from row y (rows with X > 2y)
     // Symmetry fingerprints: for m < min(rows, cols), sum over row m right of the diagonal and
-    // over column m above it of a hash of (other coordinate, value): equal when symmetric.
-    std::vector<uint64_t> row_print_, col_print_;
+    // over column m above it of weight_[other coordinate] * value (mod 2^64): equal when
+    // symmetric. The weights are odd, so one differing cell always shows (w * (a - b) is not 0
+    // mod 2^64 for |a - b| < 2^32), and pseudo-random, so several cancel out only by a chance
+    // of about 2^-64. One multiplication per cell, where a full 64-bit mix of (position, value)
+    // cost four in a dependent chain.
+    std::vector<uint64_t> weight_, row_print_, col_print_;
     std::vector<Slot> slots_;
     PropertyCheck bounds_{"bounds", 0, {}}, distinct_rows_{"distinct_rows", 0, {}},
         distinct_cols_{"distinct_columns", 0, {}}, distinct_diags_{"distinct_diagonals", 0, {}};
 };
-
-// A 64-bit mix of (position, value) for the symmetry fingerprints.
-inline uint64_t cell_hash(uint64_t other, uint64_t value) {
-    uint64_t z =
-        other * 0x9E3779B97F4A7C15ull ^ (value + 0x632BE59BD9B4E019ull) * 0xD6E8FEB86659FD93ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 }  // namespace grundy::analysis

@@ -40,6 +40,33 @@ inline bool seen_before(uint64_t* bits, uint64_t first, uint64_t v) {
 
 constexpr uint64_t kColumnBlock = 16;  // 64 bytes of uint32 values: one cache line of a row
 
+// The vectorisable first looks below do their arithmetic in 32 bits (four or more cells per
+// instruction): exact while x + y and the bounds fit, which this size ensures.
+constexpr uint64_t kNarrow = uint64_t{1} << 29;
+
+// Whether every value of row y from column x0 to x1 - 1 lies in its bounds
+// [max(0, x - 2y, y - 2x), x + y]; no branch per cell, so the compiler vectorises it. Only for
+// x1 + y < kNarrow.
+bool row_in_bounds(const uint32_t* row, uint64_t x0, uint64_t x1, uint64_t y) {
+    const int32_t ys = static_cast<int32_t>(y);
+    const uint32_t end = static_cast<uint32_t>(x1);  // a 32-bit counter, or no vectorising
+    uint32_t bad = 0;
+    for (uint32_t x = static_cast<uint32_t>(x0); x < end; ++x) {
+        const int32_t xs = static_cast<int32_t>(x);
+        const uint32_t lo = static_cast<uint32_t>(std::max(std::max(0, xs - 2 * ys), ys - 2 * xs));
+        const uint32_t v = row[x];
+        bad |= (v < lo) | (v > x + static_cast<uint32_t>(y));
+    }
+    return bad == 0;
+}
+
+// Sum of weight[x] * row[x] over [x0, x1) (vectorised too).
+uint64_t weighted_sum(const uint32_t* row, const uint64_t* weight, uint64_t x0, uint64_t x1) {
+    uint64_t sum = 0;
+    for (uint64_t x = x0; x < x1; ++x) sum += weight[x] * row[x];
+    return sum;
+}
+
 }  // namespace
 
 // A diagonal's set: a bitset over the words first .. of the values its cells may hold by the
@@ -75,8 +102,16 @@ PropertiesPass::PropertiesPass(uint64_t rows, uint64_t cols, uint64_t column_ban
       col_offset_(cols + 1),
       diagonals_(rows + cols > 0 ? rows + cols - 1 : 0),
       row_mex_(rows, 0),
+      weight_(M_),
       row_print_(M_, 0),
       col_print_(M_, 0) {
+    for (uint64_t m = 0; m < M_; ++m) {
+        // splitmix64 of m, made odd.
+        uint64_t z = (m + 1) * 0x9E3779B97F4A7C15ull;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        weight_[m] = (z ^ (z >> 31)) | 1;
+    }
     // Column x holds values up to x + Y - 1 by the bounds: O(Y) words per column, O(x) only
     // while x < 2Y.
     for (uint64_t x = 0; x < cols; ++x) {
@@ -84,7 +119,9 @@ PropertiesPass::PropertiesPass(uint64_t rows, uint64_t cols, uint64_t column_ban
         col_offset_[x + 1] =
             col_offset_[x] + (rows > 0 ? (x + rows - 1) / 64 + 1 - col_first_[x] : 0);
     }
-    col_bits_.assign(col_offset_[cols], 0);
+    // Huge pages: the column checks walk 50 MB of sets at random on a 16384^2 table.
+    col_bits_.reset(static_cast<uint64_t*>(huge_alloc(col_offset_[cols] * sizeof(uint64_t))));
+    std::fill_n(col_bits_.get(), col_offset_[cols], 0);
 }
 
 PropertiesPass::~PropertiesPass() = default;
@@ -103,6 +140,7 @@ void PropertiesPass::row(const RowBand& band, uint64_t y, int thread) {
     const int64_t ys = static_cast<int64_t>(y);
     bool bounds_found = false, repeat_found = false;  // later ones in this row cannot be first
     uint64_t print = 0;
+    const uint64_t* weight = weight_.data();
     auto scan = [&](uint64_t begin, uint64_t end, auto hash) {
         for (uint64_t x = begin; x < end; ++x) {
             const uint64_t v = row[x];
@@ -124,14 +162,28 @@ void PropertiesPass::row(const RowBand& band, uint64_t y, int thread) {
                         cat("value ", v, " twice in row ", y, " (again at ", cell(x, y), ")"));
                 repeat_found = true;
             }
-            if constexpr (decltype(hash)::value) print += cell_hash(x, v);
+            if constexpr (decltype(hash)::value) print += weight[x] * v;
         }
     };
     // Only cells right of the diagonal and left of column M enter row y's fingerprint.
     const uint64_t a = std::min(X, y + 1), b = std::max(a, std::min(X, M_));
-    scan(0, a, std::false_type{});
-    scan(a, b, std::true_type{});
-    scan(b, X, std::false_type{});
+    if (X + y < kNarrow && row_in_bounds(row, 0, X, y)) {
+        // Every cell in bounds (so every one enters the set and the fingerprint): the checks
+        // that need no branch per cell first, then the set alone.
+        print = weighted_sum(row, weight, a, b);
+        for (uint64_t x = 0; x < X; ++x)
+            if (seen_before(bits, 0, row[x])) [[unlikely]] {
+                if (!repeat_found)
+                    slot.rows.offer(
+                        x, y,
+                        cat("value ", row[x], " twice in row ", y, " (again at ", cell(x, y), ")"));
+                repeat_found = true;  // the set goes on: the row's mex is read from it
+            }
+    } else {
+        scan(0, a, std::false_type{});
+        scan(a, b, std::true_type{});
+        scan(b, X, std::false_type{});
+    }
     if (y < M_) row_print_[y] = print;
     if (X > 2 * y) {
         uint64_t w = 0;
@@ -141,42 +193,64 @@ void PropertiesPass::row(const RowBand& band, uint64_t y, int thread) {
     std::fill_n(bits, slot.row_bits.size(), 0);
 }
 
-void PropertiesPass::band(const RowBand& b, int thread) {
-    Slot& slot = slots_[static_cast<size_t>(thread)];
-    const uint64_t Y = rows_, X = cols_, y1 = b.y0 + b.height;
+void PropertiesPass::columns(const RowBand& b, uint64_t x_begin, uint64_t x_end, Slot& slot) {
+    const uint64_t y1 = b.y0 + b.height;
+    const bool narrow = cols_ + rows_ < kNarrow;
     // Columns in blocks, each block walked row by row: the band is row-major, and a walk down
     // one column would miss the cache at every cell.
-#pragma omp for schedule(dynamic, 4) nowait
-    for (uint64_t xa = 0; xa < X; xa += kColumnBlock) {
-        const uint64_t xb = std::min(X, xa + kColumnBlock), n = xb - xa;
+    for (uint64_t xa = x_begin; xa < x_end; xa += kColumnBlock) {
+        const uint64_t xb = std::min(x_end, xa + kColumnBlock), n = xb - xa;
         // The block's columns in locals: stores into the bitsets could alias the vectors'
         // elements, and would make the compiler reload them at every cell.
         uint64_t* bits[kColumnBlock];
         uint64_t first[kColumnBlock], print[kColumnBlock];
+        uint32_t low[kColumnBlock];  // the least value each set takes in, for the narrow look
         for (uint64_t i = 0; i < n; ++i) {
-            bits[i] = col_bits_.data() + col_offset_[xa + i];
+            bits[i] = col_bits_.get() + col_offset_[xa + i];
             first[i] = col_first_[xa + i];
             print[i] = 0;
+            low[i] = narrow ? static_cast<uint32_t>(64 * first[i]) : 0;
         }
         // The next block's bitsets, from the lowest word this band can touch (x - 2y by the
         // bounds) on, are fetched while this block runs: the accesses are random inside
         // them, and each would otherwise wait for memory.
         const char* ahead = nullptr;
         uint64_t ahead_lines = 0;
-        if (xb < X) {
-            const uint64_t xc = std::min(X, xb + kColumnBlock);
+        if (xb < x_end) {
+            const uint64_t xc = std::min(x_end, xb + kColumnBlock);
             const uint64_t low = std::max(col_first_[xb], xb > 2 * y1 ? (xb - 2 * y1) / 64 : 0);
-            ahead = reinterpret_cast<const char*>(col_bits_.data() + col_offset_[xb] + low -
+            ahead = reinterpret_cast<const char*>(col_bits_.get() + col_offset_[xb] + low -
                                                   col_first_[xb]);
-            const char* end = reinterpret_cast<const char*>(col_bits_.data() + col_offset_[xc]);
+            const char* end = reinterpret_cast<const char*>(col_bits_.get() + col_offset_[xc]);
             ahead_lines = end > ahead ? static_cast<uint64_t>(end - ahead) / 64 + 1 : 0;
         }
         const uint64_t per_row = ahead_lines / b.height + 1;
         for (uint64_t y = b.y0; y < y1; ++y) {
             const uint32_t* row = b.row(y) + xa;
+            const uint64_t weight = y < M_ ? weight_[y] : 0;
             if (y + 8 < y1) __builtin_prefetch(b.row(y + 8) + xa);
             for (uint64_t j = 0; j < per_row && ahead_lines > 0; ++j, --ahead_lines, ahead += 64)
                 __builtin_prefetch(ahead, 1);
+            if (narrow) {
+                // Whether every cell of the row is in the bounds and in its set's window, with
+                // no branch per cell (vectorised): then they all enter the fingerprints and the
+                // sets, with no check per cell.
+                const uint32_t top = static_cast<uint32_t>(xa + y);
+                uint32_t bad = 0;
+                for (uint32_t i = 0; i < n; ++i) bad |= (row[i] > top + i) | (row[i] < low[i]);
+                if (bad == 0) [[likely]] {
+                    // Cells above the diagonal (y > x) are the columns left of y.
+                    const uint64_t above = y > xa ? std::min(n, y - xa) : 0;
+                    for (uint64_t i = 0; i < above; ++i) print[i] += weight * row[i];
+                    for (uint64_t i = 0; i < n; ++i)
+                        if (seen_before(bits[i], first[i], row[i])) [[unlikely]]
+                            if (slot.cols.before(xa + i, y))
+                                slot.cols.offer(xa + i, y,
+                                                cat("value ", row[i], " twice in column ", xa + i,
+                                                    " (again at ", cell(xa + i, y), ")"));
+                    continue;
+                }
+            }
             for (uint64_t i = 0; i < n; ++i) {
                 const uint64_t x = xa + i, v = row[i];
                 if (v > x + y || v / 64 < first[i]) continue;  // out of bounds: reported so
@@ -185,17 +259,21 @@ void PropertiesPass::band(const RowBand& b, int thread) {
                         slot.cols.offer(x, y,
                                         cat("value ", v, " twice in column ", x, " (again at ",
                                             cell(x, y), ")"));
-                if (y > x && y < M_) print[i] += cell_hash(y, v);
+                if (y > x) print[i] += weight * v;  // 0 from row M on
             }
         }
         for (uint64_t i = 0; i < n; ++i)
             if (xa + i < M_) col_print_[xa + i] += print[i];
     }
+}
+
+void PropertiesPass::diagonals(const RowBand& b, uint64_t x_begin, uint64_t x_end, uint64_t k_begin,
+                               uint64_t k_end, Slot& slot) {
+    const uint64_t Y = rows_, X = cols_, y1 = b.y0 + b.height;
+    const bool narrow = X + Y < kNarrow;
     // Diagonal k holds the cells with x - y = k - (Y - 1). Blocks of diagonals, each walked
     // row by row for the same reason; a diagonal belongs to one block, so no set is shared.
-    const uint64_t k_begin = Y - y1, k_end = X + Y - 1 - b.y0;  // the diagonals this band meets
     constexpr uint64_t kDiagonalBlock = 64;
-#pragma omp for schedule(dynamic, 1) nowait
     for (uint64_t ka = k_begin; ka < k_end; ka += kDiagonalBlock) {
         const uint64_t kb = std::min(k_end, ka + kDiagonalBlock);
         // The parts of the next block's bitsets this band can touch (values in
@@ -218,6 +296,7 @@ void PropertiesPass::band(const RowBand& b, int thread) {
         // into the bitsets could alias the diagonals' fields and force reloads at every cell.
         uint64_t* bits[kDiagonalBlock];
         uint64_t first[kDiagonalBlock];
+        uint32_t low[kDiagonalBlock];  // the least value each set holds, for the narrow look
         for (uint64_t k = ka; k < kb; ++k) {
             Diagonal& d = diagonals_[k];
             if (!d.bits) {
@@ -232,16 +311,42 @@ void PropertiesPass::band(const RowBand& b, int thread) {
             }
             bits[k - ka] = d.bits.get();
             first[k - ka] = d.first;
+            low[k - ka] = narrow ? static_cast<uint32_t>(64 * d.first) : 0;
         }
         size_t next = 0;
         for (uint64_t y = b.y0; y < y1; ++y) {
-            // x = k - (Y - 1) + y for k in [ka, kb), clipped to the table.
-            const uint64_t lo = std::max(ka + y, Y - 1) - (Y - 1);
-            const uint64_t hi = std::max(std::min(kb + y, X + Y - 1), Y - 1) - (Y - 1);
+            // x = k - (Y - 1) + y for k in [ka, kb), clipped to the table and the piece.
+            const uint64_t lo = std::max(x_begin, std::max(ka + y, Y - 1) - (Y - 1));
+            const uint64_t hi =
+                std::min(x_end, std::max(std::min(kb + y, X + Y - 1), Y - 1) - (Y - 1));
             const uint32_t* row = b.row(y);
-            if (y + 8 < y1) __builtin_prefetch(b.row(y + 8) + lo);
+            // Every cache line of the segment 8 rows up (it starts 8 values further right):
+            // the block reads four or five lines of each row, and the band is far out of cache.
+            if (y + 8 < y1)
+                for (uint64_t x = lo; x < hi + 8; x += 16) __builtin_prefetch(b.row(y + 8) + x);
             for (uint64_t j = 0; j < per_row && next < ahead.size(); ++j)
                 __builtin_prefetch(ahead[next++], 1);
+            if (narrow && lo < hi) {
+                // Whether every cell of the segment is in its bounds and in its set's window,
+                // with no branch per cell (vectorised): then each enters its set unchecked.
+                const uint64_t i0 = lo + Y - 1 - y - ka;  // cell x belongs to diagonal i0 + x - lo
+                const uint32_t* r = row + lo;
+                const uint32_t top = static_cast<uint32_t>(lo + y),
+                               count = static_cast<uint32_t>(hi - lo);
+                uint32_t bad = 0;
+                for (uint32_t j = 0; j < count; ++j) bad |= (r[j] > top + j) | (r[j] < low[i0 + j]);
+                if (bad == 0) [[likely]] {
+                    for (uint32_t j = 0; j < count; ++j)
+                        if (seen_before(bits[i0 + j], first[i0 + j], r[j])) [[unlikely]]
+                            if (slot.diags.before(lo + j, y))
+                                slot.diags.offer(
+                                    lo + j, y,
+                                    cat("value ", r[j], " twice on diagonal x - y = ",
+                                        static_cast<int64_t>(lo + j) - static_cast<int64_t>(y),
+                                        " (again at ", cell(lo + j, y), ")"));
+                    continue;
+                }
+            }
             for (uint64_t x = lo; x < hi; ++x) {
                 const uint64_t v = row[x];
                 if (v > x + y) continue;
@@ -262,6 +367,23 @@ void PropertiesPass::band(const RowBand& b, int thread) {
             }
         }
     }
+}
+
+void PropertiesPass::piece(const RowBand& b, const BandPiece& piece, int thread) {
+    Slot& slot = slots_[static_cast<size_t>(thread)];
+    const uint64_t Y = rows_, y0 = b.y0, y1 = b.y0 + b.height;
+    const uint64_t xa = piece.x0, xb = piece.x1;
+    // A column lies in one piece: nothing to wait for.
+    columns(b, xa, xb, slot);
+    // Diagonal k (x - y = k - (Y - 1)) meets columns [xa, xb) in this band for k in
+    // [xa + Y - y1, xb + Y - 1 - y0). Those whose first cell in the band lies in this piece
+    // (k >= xa + Y - 1 - y0) are this piece's alone so far; the others have cells in pieces to
+    // the left, which must take in theirs first: each set takes in its cells bottom up, so that
+    // a repeat is named at its second cell.
+    const uint64_t k_lo = xa + Y - y1, k_mid = xa + Y - 1 - y0, k_hi = xb + Y - 1 - y0;
+    diagonals(b, xa, xb, k_mid, k_hi, slot);
+    piece.wait_left();
+    diagonals(b, xa, xb, k_lo, k_mid, slot);
 }
 
 void PropertiesPass::finish_band(const RowBand& b) {

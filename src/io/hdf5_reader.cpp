@@ -34,11 +34,11 @@ struct Hdf5TableReader::Impl {
     int shuffle_index = -1, deflate_index = -1, blosc_index = -1;
 
     void detect_fast_path(hid_t dcpl, hid_t type);
-    // Raw chunk bytes, reused from call to call: fresh buffers cost page faults on every read.
-    mutable std::vector<std::vector<uint8_t>> raw_buffers;
+    // The chunks of read()'s rectangle, reused from call to call.
+    mutable StoredChunks scratch;
 
-    void read_fast(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, uint32_t* out,
-                   uint64_t stride) const;
+    void read_fast(const Hdf5TableReader& reader, uint64_t x0, uint64_t y0, uint64_t width,
+                   uint64_t height, uint32_t* out, uint64_t stride) const;
 };
 
 namespace {
@@ -124,7 +124,7 @@ void Hdf5TableReader::read(uint64_t x0, uint64_t y0, uint64_t width, uint64_t he
     if (stride < width) throw Error("read with a row stride below its width");
     // Large reads decode their chunks in parallel; small ones use HDF5's chunk cache.
     if (m.fast && width * height >= m.chunk_rows * m.chunk_cols)
-        return m.read_fast(x0, y0, width, height, out, stride);
+        return m.read_fast(*this, x0, y0, width, height, out, stride);
     H5Handle fspace(H5Dget_space(m.dataset.get()), H5Sclose);
     const hsize_t start[2] = {y0, x0}, count[2] = {height, width};
     H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, nullptr, count, nullptr);
@@ -162,122 +162,158 @@ void Hdf5TableReader::Impl::detect_fast_path(hid_t dcpl, hid_t type) {
     m.fast = true;
 }
 
-void Hdf5TableReader::Impl::read_fast(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height,
-                                      uint32_t* out, uint64_t stride) const {
-    const uint64_t cr = chunk_rows, cc = chunk_cols, n = cr * cc;
-    const uint64_t i0 = x0 / cc, i1 = (x0 + width - 1) / cc, j0 = y0 / cr,
-                   j1 = (y0 + height - 1) / cr;
-    struct Raw {
-        uint64_t cx, cy;
+struct StoredChunks::Impl {
+    struct Chunk {
+        uint64_t cx, cy;  // its corner in the table
         uint32_t mask = 0;
-        const uint8_t* bytes;  // null: never written, reads as the fill value 0
+        const uint8_t* bytes = nullptr;  // null: never written, reads as the fill value 0
         size_t size = 0;
     };
-    std::vector<Raw> raws;
-    const size_t chunks = (i1 - i0 + 1) * (j1 - j0 + 1);
-    raws.reserve(chunks);
-    if (raw_buffers.size() < chunks) raw_buffers.resize(chunks);
-    // HDF5 calls stay on this thread; only the decoding runs in parallel.
+    uint64_t x0 = 0, y0 = 0, width = 0, height = 0, cc = 0, cr = 0;
+    std::vector<Chunk> chunks;
+    // Reused from fetch to fetch: fresh buffers cost page faults on every read.
+    std::vector<std::vector<uint8_t>> buffers;
+};
+
+StoredChunks::StoredChunks() : impl_(std::make_unique<Impl>()) {}
+StoredChunks::~StoredChunks() = default;
+size_t StoredChunks::size() const {
+    return impl_->chunks.size();
+}
+uint64_t StoredChunks::x_begin(size_t k) const {
+    return std::max(impl_->x0, impl_->chunks[k].cx);
+}
+uint64_t StoredChunks::x_end(size_t k) const {
+    return std::min(impl_->x0 + impl_->width, impl_->chunks[k].cx + impl_->cc);
+}
+
+bool Hdf5TableReader::decodes_chunks() const {
+    return impl_->fast;
+}
+
+void Hdf5TableReader::fetch(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height,
+                            StoredChunks& out) const {
+    const Impl& m = *impl_;
+    if (!m.fast) throw Error("fetch on a table whose chunks the reader cannot decode");
+    if (x0 + width > m.cols || y0 + height > m.rows || width == 0 || height == 0)
+        throw Error("read outside the table " + m.path);
+    StoredChunks::Impl& r = *out.impl_;
+    const uint64_t cr = m.chunk_rows, cc = m.chunk_cols;
+    r.x0 = x0;
+    r.y0 = y0;
+    r.width = width;
+    r.height = height;
+    r.cc = cc;
+    r.cr = cr;
+    r.chunks.clear();
+    const uint64_t i0 = x0 / cc, i1 = (x0 + width - 1) / cc, j0 = y0 / cr,
+                   j1 = (y0 + height - 1) / cr;
+    const size_t count = (i1 - i0 + 1) * (j1 - j0 + 1);
+    if (r.buffers.size() < count) r.buffers.resize(count);
     for (uint64_t j = j0; j <= j1; ++j)
         for (uint64_t i = i0; i <= i1; ++i) {
-            Raw r{i * cc, j * cr, 0, nullptr, 0};
-            const hsize_t offset[2] = {r.cy, r.cx};
+            StoredChunks::Impl::Chunk c{i * cc, j * cr, 0, nullptr, 0};
+            const hsize_t offset[2] = {c.cy, c.cx};
             hsize_t nbytes = 0;
-            if (H5Dget_chunk_storage_size(dataset.get(), offset, &nbytes) >= 0 && nbytes > 0) {
-                std::vector<uint8_t>& buffer = raw_buffers[raws.size()];
+            if (H5Dget_chunk_storage_size(m.dataset.get(), offset, &nbytes) >= 0 && nbytes > 0) {
+                std::vector<uint8_t>& buffer = r.buffers[r.chunks.size()];
                 if (buffer.size() < nbytes) buffer.resize(nbytes);
-                r.bytes = buffer.data();
-                r.size = nbytes;
-                if (H5Dread_chunk(dataset.get(), H5P_DEFAULT, offset, &r.mask, buffer.data()) < 0)
-                    throw Error("cannot read " + path + " (damaged or truncated file?)");
+                c.bytes = buffer.data();
+                c.size = nbytes;
+                if (H5Dread_chunk(m.dataset.get(), H5P_DEFAULT, offset, &c.mask, buffer.data()) < 0)
+                    throw Error("cannot read " + m.path + " (damaged or truncated file?)");
             }
-            raws.push_back(r);
+            r.chunks.push_back(c);
         }
-    const uint64_t raw_size = n * value_size;
-    bool failed = false;
-    // A parallel region costs more than decoding one chunk (a time slice on a busy machine).
-#pragma omp parallel if (raws.size() > 1)
-    {
-        // Reused across calls: fresh buffers cost more in page faults than the decoding.
-        thread_local std::vector<uint8_t> inflated;
-        if (inflated.size() < raw_size) inflated.resize(raw_size);
-#pragma omp for schedule(dynamic, 1)
-        for (size_t k = 0; k < raws.size(); ++k) {
-            const Raw& r = raws[k];
-            const uint64_t ax = std::max(x0, r.cx), bx = std::min(x0 + width, r.cx + cc);
-            const uint64_t ay = std::max(y0, r.cy), by = std::min(y0 + height, r.cy + cr);
-            if (!r.bytes) {
-                for (uint64_t y = ay; y < by; ++y)
-                    std::fill_n(out + (y - y0) * stride + (ax - x0), bx - ax, 0u);
-                continue;
+}
+
+bool Hdf5TableReader::decode(const StoredChunks& chunks, size_t k, uint32_t* out,
+                             uint64_t stride) const {
+    const Impl& m = *impl_;
+    const StoredChunks::Impl& s = *chunks.impl_;
+    const uint64_t cr = s.cr, cc = s.cc, n = cr * cc, raw_size = n * m.value_size;
+    const uint64_t x0 = s.x0, y0 = s.y0;
+    const StoredChunks::Impl::Chunk& r = s.chunks[k];
+    const uint64_t ax = std::max(x0, r.cx), bx = std::min(x0 + s.width, r.cx + cc);
+    const uint64_t ay = std::max(y0, r.cy), by = std::min(y0 + s.height, r.cy + cr);
+    if (!r.bytes) {
+        for (uint64_t y = ay; y < by; ++y)
+            std::fill_n(out + (y - y0) * stride + (ax - x0), bx - ax, 0u);
+        return true;
+    }
+    // Reused across calls: fresh buffers cost more in page faults than the decoding.
+    thread_local std::vector<uint8_t> inflated;
+    if (inflated.size() < raw_size) inflated.resize(raw_size);
+    const uint8_t* data = r.bytes;
+    size_t size = r.size;
+    if (m.blosc_index >= 0 && !(r.mask >> m.blosc_index & 1)) {
+        // Blosc trusts the sizes in its 16-byte header, so they are checked against the chunk
+        // first (a damaged file must not make it read past the buffer). It undoes its byte
+        // shuffle itself.
+        size_t nbytes = 0, cbytes = 0, block = 0;
+        if (size >= BLOSC_MIN_HEADER_LENGTH) blosc_cbuffer_sizes(data, &nbytes, &cbytes, &block);
+        const int got = nbytes == raw_size && cbytes == size
+                            ? blosc_decompress_ctx(data, inflated.data(), raw_size, 1)
+                            : -1;
+        if (got < 0 || static_cast<size_t>(got) != raw_size) return false;
+        data = inflated.data();
+        size = raw_size;
+    }
+    if (m.deflate_index >= 0 && !(r.mask >> m.deflate_index & 1)) {
+        size_t actual = 0;
+        if (libdeflate_zlib_decompress(thread_decompressor(), data, size, inflated.data(), raw_size,
+                                       &actual) != LIBDEFLATE_SUCCESS ||
+            actual != raw_size)
+            return false;
+        data = inflated.data();
+        size = actual;
+    }
+    if (size != raw_size) return false;
+    const unsigned value_size = m.value_size;
+    const bool shuffled = m.shuffle_index >= 0 && !(r.mask >> m.shuffle_index & 1);
+    for (uint64_t y = ay; y < by; ++y) {
+        uint32_t* dst = out + (y - y0) * stride + (ax - x0);
+        const uint64_t base = (y - r.cy) * cc + (ax - r.cx);
+        const uint64_t count = bx - ax;
+        // Byte k of value i is at k * n + i: what H5Z's shuffle filter writes.
+        if (shuffled && value_size == 2) {
+            const uint8_t* lo = data + base;
+            const uint8_t* hi = data + n + base;
+            for (uint64_t i = 0; i < count; ++i) dst[i] = uint32_t{lo[i]} | uint32_t{hi[i]} << 8;
+        } else if (shuffled) {
+            for (uint64_t i = 0; i < count; ++i) {
+                uint32_t v = 0;
+                for (unsigned b = 0; b < value_size; ++b)
+                    v |= uint32_t{data[b * n + base + i]} << (8 * b);
+                dst[i] = v;
             }
-            const uint8_t* data = r.bytes;
-            size_t size = r.size;
-            if (blosc_index >= 0 && !(r.mask >> blosc_index & 1)) {
-                // Blosc trusts the sizes in its 16-byte header, so they are checked against
-                // the chunk first (a damaged file must not make it read past the buffer). It
-                // undoes its byte shuffle itself.
-                size_t nbytes = 0, cbytes = 0, block = 0;
-                if (size >= BLOSC_MIN_HEADER_LENGTH)
-                    blosc_cbuffer_sizes(data, &nbytes, &cbytes, &block);
-                const int n = nbytes == raw_size && cbytes == size
-                                  ? blosc_decompress_ctx(data, inflated.data(), raw_size, 1)
-                                  : -1;
-                if (n < 0 || static_cast<size_t>(n) != raw_size) {
-#pragma omp atomic write
-                    failed = true;
-                    continue;
-                }
-                data = inflated.data();
-                size = raw_size;
+        } else if (value_size == 2) {
+            for (uint64_t i = 0; i < count; ++i) {
+                uint16_t v;
+                std::memcpy(&v, data + 2 * (base + i), 2);
+                dst[i] = v;
             }
-            if (deflate_index >= 0 && !(r.mask >> deflate_index & 1)) {
-                size_t actual = 0;
-                if (libdeflate_zlib_decompress(thread_decompressor(), data, size, inflated.data(),
-                                               raw_size, &actual) != LIBDEFLATE_SUCCESS ||
-                    actual != raw_size) {
-#pragma omp atomic write
-                    failed = true;
-                    continue;
-                }
-                data = inflated.data();
-                size = actual;
-            }
-            if (size != raw_size) {
-#pragma omp atomic write
-                failed = true;
-                continue;
-            }
-            const bool shuffled = shuffle_index >= 0 && !(r.mask >> shuffle_index & 1);
-            for (uint64_t y = ay; y < by; ++y) {
-                uint32_t* dst = out + (y - y0) * stride + (ax - x0);
-                const uint64_t base = (y - r.cy) * cc + (ax - r.cx);
-                const uint64_t count = bx - ax;
-                // Byte k of value i is at k * n + i: what H5Z's shuffle filter writes.
-                if (shuffled && value_size == 2) {
-                    const uint8_t* lo = data + base;
-                    const uint8_t* hi = data + n + base;
-                    for (uint64_t i = 0; i < count; ++i)
-                        dst[i] = uint32_t{lo[i]} | uint32_t{hi[i]} << 8;
-                } else if (shuffled) {
-                    for (uint64_t i = 0; i < count; ++i) {
-                        uint32_t v = 0;
-                        for (unsigned b = 0; b < value_size; ++b)
-                            v |= uint32_t{data[b * n + base + i]} << (8 * b);
-                        dst[i] = v;
-                    }
-                } else if (value_size == 2) {
-                    for (uint64_t i = 0; i < count; ++i) {
-                        uint16_t v;
-                        std::memcpy(&v, data + 2 * (base + i), 2);
-                        dst[i] = v;
-                    }
-                } else {
-                    std::memcpy(dst, data + 4 * base, 4 * count);
-                }
-            }
+        } else {
+            std::memcpy(dst, data + 4 * base, 4 * count);
         }
     }
+    return true;
+}
+
+void Hdf5TableReader::Impl::read_fast(const Hdf5TableReader& reader, uint64_t x0, uint64_t y0,
+                                      uint64_t width, uint64_t height, uint32_t* out,
+                                      uint64_t stride) const {
+    // HDF5 calls stay on this thread; only the decoding runs in parallel.
+    reader.fetch(x0, y0, width, height, scratch);
+    const size_t count = scratch.size();
+    bool failed = false;
+    // A parallel region costs more than decoding one chunk (a time slice on a busy machine).
+#pragma omp parallel for schedule(dynamic, 1) if (count > 1)
+    for (size_t k = 0; k < count; ++k)
+        if (!reader.decode(scratch, k, out, stride)) {
+#pragma omp atomic write
+            failed = true;
+        }
     if (failed) throw Error("cannot decode a chunk of " + path + " (damaged file?)");
 }
 
