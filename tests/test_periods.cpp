@@ -75,7 +75,7 @@ TEST(Periods, AgreeWithCriterionOnStoredTable) {
     const PeriodsResult r = certify(Y);
     std::vector<uint64_t> criterion_rows, table_rows;
     for (uint64_t y = 0; y < Y; ++y) {
-        const RowPeriod& c = r.rows[y];
+        const CertifiedRowPeriod& c = r.rows[y];
         std::vector<int64_t> d(X);
         for (uint64_t x = 0; x < X; ++x)
             d[x] = static_cast<int64_t>(t(x, y)) - static_cast<int64_t>(x);

@@ -18,7 +18,7 @@ namespace grundy {
 // d(x) = g(x, y) - x, but exactly and for ever: the least p with d(x + p) = d(x) for all large
 // x, and the least x0 from which that holds. `block` is g(x, y) - x + 2y for x = preperiod ..
 // preperiod + period - 1 (values 0..3y).
-struct RowPeriod {
+struct CertifiedRowPeriod {
     uint64_t row = 0;
     uint64_t preperiod = 0;
     uint64_t period = 0;
@@ -60,7 +60,7 @@ struct PeriodsResult {
     uint64_t x0 = 0;      // state after column x0 ...
     uint64_t period = 0;  // ... equals the state after column x0 + period (least such period)
     std::string method;   // how the states were compared
-    std::vector<RowPeriod> rows;
+    std::vector<CertifiedRowPeriod> rows;
     uint64_t columns_swept = 0;  // both phases, this process only
     uint64_t state_bits = 0;
     uint64_t checkpoints_written = 0;

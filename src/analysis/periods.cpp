@@ -600,7 +600,7 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
     const uint64_t L = p.ring_len;
     result.rows.resize(Y);
     for (uint64_t y = 0; y < Y; ++y) {
-        RowPeriod& r = result.rows[y];
+        CertifiedRowPeriod& r = result.rows[y];
         r.row = y;
         r.preperiod = p.last_mismatch[y] == kNone ? 0 : p.last_mismatch[y] + 1;
         // The ring holds columns x0 + 1 .. x0 + P (and more) at x mod L.
