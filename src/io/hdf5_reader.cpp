@@ -1,8 +1,6 @@
 #include "grundy/hdf5_reader.hpp"
 
-#include <blosc.h>
 #include <hdf5.h>
-#include <libdeflate.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -14,6 +12,7 @@
 
 #include "grundy/error.hpp"
 #include "grundy/hdf5_writer.hpp"
+#include "io/chunk_codec.hpp"
 #include "io/h5_attributes.hpp"
 #include "io/h5_handle.hpp"
 
@@ -26,31 +25,13 @@ struct Hdf5TableReader::Impl {
     H5Handle file, dataset;
     uint64_t rows = 0, cols = 0, chunk_rows = 0, chunk_cols = 0;
     bool complete = false;
-    // Chunks filtered by nothing, deflate, shuffle + deflate, or Blosc alone (what grundy
-    // compute writes) can be read raw and decoded here, in parallel; anything else goes
-    // through H5Dread.
+    // Chunks in a format decode_chunk knows (what grundy compute writes) are read raw and
+    // decoded here, in parallel; anything else goes through H5Dread.
     bool fast = false;
-    unsigned value_size = 0;
-    int shuffle_index = -1, deflate_index = -1, blosc_index = -1;
+    io::ChunkFormat format;
 
-    void detect_fast_path(hid_t dcpl, hid_t type);
     void read_fast(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, uint32_t* out) const;
 };
-
-namespace {
-
-struct DecompressorDeleter {
-    void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
-};
-
-libdeflate_decompressor* thread_decompressor() {
-    thread_local std::unique_ptr<libdeflate_decompressor, DecompressorDeleter> d(
-        libdeflate_alloc_decompressor());
-    if (!d) throw std::bad_alloc();
-    return d.get();
-}
-
-}  // namespace
 
 Hdf5TableReader::Hdf5TableReader(const std::string& path, bool allow_incomplete)
     : impl_(std::make_unique<Impl>()) {
@@ -81,7 +62,7 @@ Hdf5TableReader::Hdf5TableReader(const std::string& path, bool allow_incomplete)
     if (H5Pget_layout(dcpl.get()) == H5D_CHUNKED) H5Pget_chunk(dcpl.get(), 2, chunk);
     m.chunk_rows = chunk[0];
     m.chunk_cols = chunk[1];
-    if (H5Pget_layout(dcpl.get()) == H5D_CHUNKED) m.detect_fast_path(dcpl.get(), type.get());
+    m.fast = io::chunk_format_of(dcpl.get(), type.get(), m.format);
     const auto complete = io::read_int_attribute(m.file.get(), "complete");
     m.complete = complete && *complete == 1;
     if (!m.complete && !allow_incomplete)
@@ -128,35 +109,9 @@ void Hdf5TableReader::read(uint64_t x0, uint64_t y0, uint64_t width, uint64_t he
         throw Error("cannot read " + m.path + " (damaged or truncated file?)");
 }
 
-// Whether the stock filters are only deflate and shuffle (shuffle applied first), so the raw
-// chunks can be decoded without HDF5.
-void Hdf5TableReader::Impl::detect_fast_path(hid_t dcpl, hid_t type) {
-    Impl& m = *this;
-    const size_t size = H5Tget_size(type);
-    if ((size != 2 && size != 4) || H5Tget_order(type) != H5T_ORDER_LE) return;
-    const int n = H5Pget_nfilters(dcpl);
-    if (n < 0 || n > 2) return;
-    for (int i = 0; i < n; ++i) {
-        unsigned flags = 0, values[8];
-        size_t count = 8;
-        const H5Z_filter_t id = H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &count,
-                                               values, 0, nullptr, nullptr);
-        if (id == H5Z_FILTER_SHUFFLE && m.deflate_index < 0 && m.shuffle_index < 0)
-            m.shuffle_index = i;
-        else if (id == H5Z_FILTER_DEFLATE && m.deflate_index < 0)
-            m.deflate_index = i;
-        else if (id == kBloscFilter && n == 1)
-            m.blosc_index = i;
-        else
-            return;
-    }
-    m.value_size = static_cast<unsigned>(size);
-    m.fast = true;
-}
-
 void Hdf5TableReader::Impl::read_fast(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height,
                                       uint32_t* out) const {
-    const uint64_t cr = chunk_rows, cc = chunk_cols, n = cr * cc;
+    const uint64_t cr = format.rows, cc = format.cols;
     const uint64_t i0 = x0 / cc, i1 = (x0 + width - 1) / cc, j0 = y0 / cr,
                    j1 = (y0 + height - 1) / cr;
     struct Raw {
@@ -181,89 +136,22 @@ void Hdf5TableReader::Impl::read_fast(uint64_t x0, uint64_t y0, uint64_t width, 
             }
             raws.push_back(std::move(r));
         }
-    const uint64_t raw_size = n * value_size;
     bool failed = false;
     // A parallel region costs more than decoding one chunk (a time slice on a busy machine).
-#pragma omp parallel if (raws.size() > 1)
-    {
-        // Reused across calls: fresh buffers cost more in page faults than the decoding.
-        thread_local std::vector<uint8_t> inflated;
-        if (inflated.size() < raw_size) inflated.resize(raw_size);
-#pragma omp for schedule(dynamic, 1)
-        for (size_t k = 0; k < raws.size(); ++k) {
-            const Raw& r = raws[k];
-            const uint64_t ax = std::max(x0, r.cx), bx = std::min(x0 + width, r.cx + cc);
-            const uint64_t ay = std::max(y0, r.cy), by = std::min(y0 + height, r.cy + cr);
-            if (!r.bytes) {
-                for (uint64_t y = ay; y < by; ++y)
-                    std::fill_n(out + (y - y0) * width + (ax - x0), bx - ax, 0u);
-                continue;
-            }
-            const uint8_t* data = r.bytes.get();
-            size_t size = r.size;
-            if (blosc_index >= 0 && !(r.mask >> blosc_index & 1)) {
-                // Blosc trusts the sizes in its 16-byte header, so they are checked against
-                // the chunk first (a damaged file must not make it read past the buffer). It
-                // undoes its byte shuffle itself.
-                size_t nbytes = 0, cbytes = 0, block = 0;
-                if (size >= BLOSC_MIN_HEADER_LENGTH)
-                    blosc_cbuffer_sizes(data, &nbytes, &cbytes, &block);
-                const int n = nbytes == raw_size && cbytes == size
-                                  ? blosc_decompress_ctx(data, inflated.data(), raw_size, 1)
-                                  : -1;
-                if (n < 0 || static_cast<size_t>(n) != raw_size) {
+#pragma omp parallel for schedule(dynamic, 1) if (raws.size() > 1)
+    for (size_t k = 0; k < raws.size(); ++k) {
+        const Raw& r = raws[k];
+        const uint64_t ax = std::max(x0, r.cx), bx = std::min(x0 + width, r.cx + cc);
+        const uint64_t ay = std::max(y0, r.cy), by = std::min(y0 + height, r.cy + cr);
+        uint32_t* dst = out + (ay - y0) * width + (ax - x0);
+        if (!r.bytes) {
+            for (uint64_t y = ay; y < by; ++y) std::fill_n(dst + (y - ay) * width, bx - ax, 0u);
+            continue;
+        }
+        if (!io::decode_chunk(format, r.bytes.get(), r.size, r.mask, ax - r.cx, ay - r.cy, bx - ax,
+                              by - ay, dst, width)) {
 #pragma omp atomic write
-                    failed = true;
-                    continue;
-                }
-                data = inflated.data();
-                size = raw_size;
-            }
-            if (deflate_index >= 0 && !(r.mask >> deflate_index & 1)) {
-                size_t actual = 0;
-                if (libdeflate_zlib_decompress(thread_decompressor(), data, size, inflated.data(),
-                                               raw_size, &actual) != LIBDEFLATE_SUCCESS ||
-                    actual != raw_size) {
-#pragma omp atomic write
-                    failed = true;
-                    continue;
-                }
-                data = inflated.data();
-                size = actual;
-            }
-            if (size != raw_size) {
-#pragma omp atomic write
-                failed = true;
-                continue;
-            }
-            const bool shuffled = shuffle_index >= 0 && !(r.mask >> shuffle_index & 1);
-            for (uint64_t y = ay; y < by; ++y) {
-                uint32_t* dst = out + (y - y0) * width + (ax - x0);
-                const uint64_t base = (y - r.cy) * cc + (ax - r.cx);
-                const uint64_t count = bx - ax;
-                // Byte k of value i is at k * n + i: what H5Z's shuffle filter writes.
-                if (shuffled && value_size == 2) {
-                    const uint8_t* lo = data + base;
-                    const uint8_t* hi = data + n + base;
-                    for (uint64_t i = 0; i < count; ++i)
-                        dst[i] = uint32_t{lo[i]} | uint32_t{hi[i]} << 8;
-                } else if (shuffled) {
-                    for (uint64_t i = 0; i < count; ++i) {
-                        uint32_t v = 0;
-                        for (unsigned b = 0; b < value_size; ++b)
-                            v |= uint32_t{data[b * n + base + i]} << (8 * b);
-                        dst[i] = v;
-                    }
-                } else if (value_size == 2) {
-                    for (uint64_t i = 0; i < count; ++i) {
-                        uint16_t v;
-                        std::memcpy(&v, data + 2 * (base + i), 2);
-                        dst[i] = v;
-                    }
-                } else {
-                    std::memcpy(dst, data + 4 * base, 4 * count);
-                }
-            }
+            failed = true;
         }
     }
     if (failed) throw Error("cannot decode a chunk of " + path + " (damaged file?)");
