@@ -226,14 +226,18 @@ TEST_F(CliResume, JobFileResume) {
     const RunSpec run{2048, 2048, "--tile 64 --threads 2"};
     const std::string ref = dir.file("ref.h5"), f = dir.file("job.h5");
     ASSERT_EQ(run_grundy(command(run, ref) + " -q").status, 0);
+    // force = true, as in jobs/*.ini: --resume continues the file instead of overwriting it.
     std::ofstream(dir.file("job.ini")) << "[compute]\nrows = 2048\ncols = 2048\ntile = 64\n"
-                                          "threads = 2\noutput = "
+                                          "threads = 2\nforce = true\ncompression = deflate\n"
+                                          "output = "
                                        << f << "\n";
     const Stopped s =
         stop_when("run " + dir.file("job.ini"), f, fs::file_size(ref) / 2, SIGTERM, dir.file("l"));
     ASSERT_EQ(s.status, 2) << s.log;
     const auto r = run_grundy("run " + dir.file("job.ini") + " --resume");
     ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("resumed: "), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("resumed: 0 cells"), std::string::npos) << r.output;
     expect_same_table(f, ref, table_in_memory(2048, 2048));
 }
 
@@ -273,9 +277,8 @@ TEST_F(CliResume, Refusals) {
         {base + "-o " + dir.file("truncated.h5"), dir.file("truncated.h5"), "cannot resume"},
         {base + "-o " + dir.file("old.h5"), dir.file("old.h5"), "not resumable"},
         {base + "-o " + dir.path().string(), "", "is a directory"},
-        {base + "--force -o " + stopped, stopped, "not both"},
         {"compute --rows 1500 --cols 1500 --resume --no-output", "", "--resume needs --output"},
-        {base + "--checkpoint soon -o " + stopped, stopped, "--checkpoint"},
+        {base + "--checkpoint-every soon -o " + stopped, stopped, "--checkpoint-every"},
     };
     for (const Case& c : cases) {
         const std::string before = c.file.empty() ? "" : slurp(c.file);
@@ -328,7 +331,7 @@ TEST_F(CliResume, DamagedStoredChunk) {
 // SIGKILL gives no chance to close the file. With frequent checkpoints the file usually
 // resumes; when it does not, --resume says so in one line. Never a crash, never a wrong table.
 TEST_F(CliResume, HardKill) {
-    const RunSpec run{3000, 3000, "--tile 64 --threads 2 --checkpoint 0.02"};
+    const RunSpec run{3000, 3000, "--tile 64 --threads 2 --checkpoint-every 0.02"};
     const std::string ref = dir.file("ref.h5");
     ASSERT_EQ(run_grundy(command(run, ref) + " -q").status, 0);
     const MemoryTable expected = table_in_memory(3000, 3000);

@@ -36,8 +36,9 @@ void describe(po::options_description& o, std::vector<std::string>&) {
         ("force", po::bool_switch(), "overwrite an existing output file")
         ("resume", po::bool_switch(),
          "continue the output file of a run stopped by SIGTERM/SIGINT (same --rows, --cols; "
-         "--tile and --compression default to the file's)")
-        ("checkpoint", po::value<std::string>()->default_value("300"),
+         "--tile and --compression default to the file's; --force is ignored, so job files "
+         "that overwrite can resume)")
+        ("checkpoint-every", po::value<std::string>()->default_value("300"),
          "seconds between flushes of the file's chunk index, so that a killed run more often "
          "leaves a file --resume can continue (0: never)")
         ("progress", po::bool_switch(), "show progress on stderr even when it is not a terminal")
@@ -69,7 +70,7 @@ double parse_checkpoint(const std::string& text) {
     char* end = nullptr;
     const double seconds = std::strtod(text.c_str(), &end);
     if (text.empty() || *end != '\0' || !(seconds >= 0) || seconds > 1e9)
-        throw Error("--checkpoint must be a number of seconds >= 0, not '" + text + "'");
+        throw Error("--checkpoint-every must be a number of seconds >= 0, not '" + text + "'");
     return seconds;
 }
 
@@ -113,8 +114,7 @@ int run(const po::variables_map& v) {
     const std::string output = has_output ? v["output"].as<std::string>() : std::string();
     const bool resume = v["resume"].as<bool>();
     if (resume && !has_output) throw Error("--resume needs --output F.h5, the file to continue");
-    if (resume && v["force"].as<bool>()) throw Error("give --resume or --force, not both");
-    const double checkpoint = parse_checkpoint(v["checkpoint"].as<std::string>());
+    const double checkpoint = parse_checkpoint(v["checkpoint-every"].as<std::string>());
 
     // Signals stop the run from here on: before the handlers, a signal ends the process and
     // leaves no file (or, resuming, the file as it was).
