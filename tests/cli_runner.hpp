@@ -1,13 +1,17 @@
 // Runs the built `grundy` binary (GRUNDY_EXE) for the CLI tests: exit status and output.
 #pragma once
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace grundy::testing {
 
@@ -27,6 +31,33 @@ inline RunResult run_grundy(const std::string& args) {
     const int raw = ::pclose(pipe);
     r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
     return r;
+}
+
+// Starts the binary in the background with stdout and stderr going to `log`, for tests that
+// signal it. Arguments are split at spaces. Returns its process id (0 on failure).
+inline pid_t spawn_grundy(const std::string& args, const std::string& log) {
+    std::vector<std::string> words = {GRUNDY_EXE};
+    std::istringstream in(args);
+    for (std::string w; in >> w;) words.push_back(w);
+    std::vector<char*> argv;
+    for (auto& w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    pid_t pid = 0;
+    const int rc = posix_spawn(&pid, GRUNDY_EXE, &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    return rc == 0 ? pid : 0;
+}
+
+// Waits for a process started by spawn_grundy: its exit status, or 128 + signal.
+inline int wait_grundy(pid_t pid) {
+    int raw = 0;
+    if (::waitpid(pid, &raw, 0) != pid) return -1;
+    return WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
 }
 
 // A fresh directory under the system temp dir, removed with its contents at the end.

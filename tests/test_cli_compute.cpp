@@ -10,6 +10,7 @@
 
 #include "cli_runner.hpp"
 #include "grundy/engine.hpp"
+#include "grundy/error.hpp"
 #include "grundy/hdf5_reader.hpp"
 #include "grundy/memory_table.hpp"
 #include "reference.hpp"
@@ -254,29 +255,31 @@ TEST(CliCompute, HelpAndVersion) {
     EXPECT_EQ(run_grundy("run --help").status, 0);
 }
 
-// SIGTERM stops the run cleanly: exit status 2, a message, and no file left behind.
-TEST(CliCompute, InterruptedRunLeavesNoFile) {
+// SIGTERM stops the run cleanly: exit status 2, one line saying how far it got and how to go
+// on, and the file kept for --resume, marked incomplete (test_cli_resume.cpp goes on from
+// there).
+TEST(CliCompute, InterruptedRunKeepsResumableFile) {
     TempDir dir;
     const std::string f = dir.file("big.h5");
-    const std::string cmd = std::string(GRUNDY_EXE) +
-                            " compute --rows 6000 --cols 6000 --threads 1 -o " + f + " > " +
-                            dir.file("log") + " 2>&1 & echo $!";
-    FILE* p = ::popen(cmd.c_str(), "r");
-    ASSERT_NE(p, nullptr);
-    int pid = 0;
-    ASSERT_EQ(std::fscanf(p, "%d", &pid), 1);
-    ::pclose(p);
+    const pid_t pid = testing::spawn_grundy("compute --rows 6000 --cols 6000 --threads 1 -o " + f,
+                                            dir.file("log"));
+    ASSERT_GT(pid, 0);
     // Wait until the file exists (the run is under way), then stop it.
     for (int i = 0; i < 200 && !std::filesystem::exists(f); ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     ASSERT_EQ(::kill(pid, SIGTERM), 0);
-    for (int i = 0; i < 500 && ::kill(pid, 0) == 0; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_EQ(testing::wait_grundy(pid), 2);
     std::ifstream log(dir.file("log"));
     const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
-    EXPECT_NE(text.find("interrupted by signal 15"), std::string::npos) << text;
-    EXPECT_FALSE(std::filesystem::exists(f));
+    EXPECT_NE(text.find("interrupted by signal 15 after"), std::string::npos) << text;
+    EXPECT_NE(text.find(" tiles; " + f + " keeps them"), std::string::npos) << text;
+    EXPECT_NE(text.find("--resume"), std::string::npos) << text;
+    ASSERT_TRUE(std::filesystem::exists(f));
+    Hdf5TableReader reader(f, true);
+    EXPECT_FALSE(reader.complete());
+    EXPECT_EQ(reader.int_attribute("resumable").value_or(0), 1);
+    EXPECT_THROW(Hdf5TableReader{f}, Error);  // readers refuse it
 }
 
 }  // namespace

@@ -30,6 +30,10 @@ struct EngineOptions {
     std::atomic<uint64_t>* cells_done = nullptr;
     // Optional: when it becomes true, the engine stops after the tiles in flight.
     const std::atomic<bool>* cancel = nullptr;
+    // Optional: resume a stopped run. Its stored tiles are replayed into the sets (read one
+    // tile per worker at a time, never the whole table) and only the rest is computed and
+    // given to the sink. Needs `tile` set to the stored run's tile side.
+    StoredTiles* resume = nullptr;
 };
 
 struct EngineStats {
@@ -40,6 +44,10 @@ struct EngineStats {
     MexKernel kernel = MexKernel::Auto;  // kernel actually used
     uint64_t peak_state_bytes = 0;       // largest total size of the set windows at any time
     bool cancelled = false;              // stopped early through EngineOptions::cancel
+    uint64_t tiles = 0;                  // tiles of the table, mirrored ones included
+    uint64_t tiles_done = 0;             // tiles finished: replayed plus computed
+    uint64_t cells_resumed = 0;          // cells replayed from EngineOptions::resume
+    double replay_seconds = 0.0;         // wall time of the replay (part of `seconds`)
 };
 
 // The tile side the engine uses for a table when none is given, for `threads` workers.

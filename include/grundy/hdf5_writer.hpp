@@ -2,6 +2,10 @@
 // contract says: dataset /grundy [rows, cols] of unsigned integers, one chunk per engine tile,
 // shuffle + deflate by default, root attributes, and `complete` = 1 written last.
 //
+// A run stopped by a signal keeps its file with complete = 0 and resumable = 1 (stop()); a
+// later writer opened with `resume` continues it: it hands the stored tiles to the engine
+// (EngineOptions::resume) and writes the missing ones into the same dataset.
+//
 // Worker threads shuffle and compress their own tiles (exactly what HDF5's shuffle and deflate
 // filters would produce, so every stock reader decodes them); one writer thread stores the
 // chunks with H5Dwrite_chunk, overlapped with the computation.
@@ -9,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "grundy/tile_sink.hpp"
@@ -29,7 +34,11 @@ struct Compression {
     // "none", "deflate", "deflate:LEVEL", "blosc", "blosc:CODEC" or "blosc:CODEC:LEVEL".
     // Throws grundy::Error otherwise.
     static Compression parse(const std::string& text);
-    std::string describe() const;
+    std::string describe() const;  // the file's `compression` attribute
+    // Back from describe(); nullopt when `text` is not one of its results.
+    static std::optional<Compression> from_description(const std::string& text);
+    // The --compression value that selects it: "none", "deflate:LEVEL", "blosc:CODEC:LEVEL".
+    std::string option() const;
 };
 
 // The defaults of --compression blosc.
@@ -38,8 +47,23 @@ inline constexpr unsigned kBloscFilter = 32001;  // registered with The HDF Grou
 
 struct Hdf5WriterOptions {
     std::string path;
-    bool force = false;  // overwrite an existing file
-    Compression compression;
+    bool force = false;       // overwrite an existing file
+    Compression compression;  // when resuming, the file's is used
+    // Continue the file of a stopped run (grundy compute --resume) instead of creating one.
+    bool resume = false;
+    // Seconds between flushes of the file's metadata (the chunk index) during the run, so that
+    // a hard kill more often leaves a file that --resume can continue; 0: never. A flush only
+    // writes what changed: cheap next to minutes of computing.
+    double checkpoint_seconds = 300.0;
+};
+
+// What the file of a stopped run records, to check a resume against.
+struct StoppedRun {
+    TableShape shape;              // rows, cols and tile of the run
+    Compression compression;       // how its chunks are stored
+    double elapsed_seconds = 0.0;  // computing time of the runs so far
+    uint64_t tiles_stored = 0;     // chunks in the file
+    uint64_t tiles = 0;            // chunks of the whole table
 };
 
 // What the file records about the run that made it, written just before `complete`.
@@ -53,10 +77,13 @@ struct RunRecord {
 class Hdf5Writer final : public TileSink {
   public:
     // Checks the path (exists without force, missing or unwritable directory) and creates the
-    // file. Throws grundy::Error with a one-line message.
+    // file. With options.resume, instead checks the stopped run's file without changing it:
+    // missing, not HDF5, damaged (a hard kill may leave an unreadable file or chunk index), not
+    // a grundy table, complete, not resumable. Throws grundy::Error with a one-line message.
     explicit Hdf5Writer(Hdf5WriterOptions options);
-    // A writer destroyed before finish() removes its file: an interrupted or failed run never
-    // leaves a file behind, let alone one that says it is complete.
+    // A writer destroyed before finish() or stop() removes its file: a failed run never leaves
+    // a file behind, let alone one that says it is complete. A resumed file that this run has
+    // not written to yet is left as it was.
     ~Hdf5Writer() override;
     Hdf5Writer(const Hdf5Writer&) = delete;
     Hdf5Writer& operator=(const Hdf5Writer&) = delete;
@@ -66,6 +93,14 @@ class Hdf5Writer final : public TileSink {
 
     // Waits for every chunk to be on disk, records the run, then marks the file complete.
     void finish(const RunRecord& record);
+    // For a run stopped early (EngineStats::cancelled): waits for every chunk to be on disk,
+    // records the run and closes the file with complete = 0 and resumable = 1.
+    void stop(const RunRecord& record);
+
+    // Resuming only (else null): what the file records, and its stored tiles for
+    // EngineOptions::resume (usable once the engine has called begin()).
+    const StoppedRun* stopped_run() const;
+    StoredTiles* stored_tiles();
 
     uint64_t raw_bytes() const;      // size of the table uncompressed
     uint64_t bytes_written() const;  // chunk bytes stored

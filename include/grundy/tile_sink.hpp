@@ -34,6 +34,23 @@ class TileSink {
     virtual void consume(const TileView& tile) = 0;
 };
 
+// Tiles an earlier, stopped run already stored (grundy compute --resume). compute_table takes
+// the largest set of them that a run could have finished (closed under the schedule's
+// dependencies), puts their values back into its sets instead of computing them, and computes
+// only the others; the tiles taken over are not handed to the sink again.
+class StoredTiles {
+  public:
+    virtual ~StoredTiles() = default;
+    // Whether the tile of the engine's grid with corner (x0, y0) is stored whole. Called from
+    // the calling thread before any read_tile.
+    virtual bool has_tile(uint64_t x0, uint64_t y0) const = 0;
+    // Reads that tile, rows y0..y0+height-1 and columns x0..x0+width-1, into `values`
+    // (row-major). Called from worker threads, concurrently: must be thread-safe. Throws
+    // grundy::Error when the tile cannot be read or decoded.
+    virtual void read_tile(uint64_t x0, uint64_t y0, uint32_t width, uint32_t height,
+                           uint32_t* values) = 0;
+};
+
 // Discards every tile (grundy compute --no-output).
 class NullSink final : public TileSink {
   public:

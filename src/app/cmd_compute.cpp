@@ -34,6 +34,13 @@ void describe(po::options_description& o, std::vector<std::string>&) {
         ("kernel", po::value<std::string>()->default_value("auto"),
          "mex kernel: auto | summary | avx512 | avx2 | portable")
         ("force", po::bool_switch(), "overwrite an existing output file")
+        ("resume", po::bool_switch(),
+         "continue the output file of a run stopped by SIGTERM/SIGINT (same --rows, --cols; "
+         "--tile and --compression default to the file's; --force is ignored, so job files "
+         "that overwrite can resume)")
+        ("checkpoint-every", po::value<std::string>()->default_value("300"),
+         "seconds between flushes of the file's chunk index, so that a killed run more often "
+         "leaves a file --resume can continue (0: never)")
         ("progress", po::bool_switch(), "show progress on stderr even when it is not a terminal")
         ("quiet,q", po::bool_switch(), "no progress and no summary");
     // clang-format on
@@ -59,6 +66,35 @@ void check_fits(uint64_t rows, uint64_t cols, uint32_t tile, const std::string* 
                     human_bytes(static_cast<double>(free)) + " are free for " + *output);
 }
 
+double parse_checkpoint(const std::string& text) {
+    char* end = nullptr;
+    const double seconds = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !(seconds >= 0) || seconds > 1e9)
+        throw Error("--checkpoint-every must be a number of seconds >= 0, not '" + text + "'");
+    return seconds;
+}
+
+// Resuming: the run asked for must be the stopped one. --tile and --compression, when not
+// given, are taken from the file.
+void check_resume(const po::variables_map& v, const StoppedRun& was, const std::string& output,
+                  uint64_t rows, uint64_t cols, EngineOptions& engine, Compression& compression) {
+    auto differs = [&](const std::string& option, const std::string& stored,
+                       const std::string& asked) {
+        throw Error("cannot resume " + output + ": it was computed with --" + option + " " +
+                    stored + ", not " + asked);
+    };
+    if (was.shape.rows != rows)
+        differs("rows", std::to_string(was.shape.rows), std::to_string(rows));
+    if (was.shape.cols != cols)
+        differs("cols", std::to_string(was.shape.cols), std::to_string(cols));
+    if (engine.tile != 0 && engine.tile != was.shape.tile)
+        differs("tile", std::to_string(was.shape.tile), std::to_string(engine.tile));
+    if (!v["compression"].defaulted() && compression.option() != was.compression.option())
+        differs("compression", was.compression.option(), compression.option());
+    engine.tile = was.shape.tile;
+    compression = was.compression;
+}
+
 int run(const po::variables_map& v) {
     const uint64_t max_side = uint64_t{1} << 31;
     const uint64_t rows = count_option(v, "rows", 1, max_side);
@@ -74,34 +110,56 @@ int run(const po::variables_map& v) {
     engine.threads = parse_threads(v);
     engine.tile = v.count("tile") ? static_cast<uint32_t>(count_option(v, "tile", 8, 4096)) : 0;
     engine.kernel = parse_mex_kernel(v["kernel"].as<std::string>());
-    const Compression compression = Compression::parse(v["compression"].as<std::string>());
+    Compression compression = Compression::parse(v["compression"].as<std::string>());
     const std::string output = has_output ? v["output"].as<std::string>() : std::string();
+    const bool resume = v["resume"].as<bool>();
+    if (resume && !has_output) throw Error("--resume needs --output F.h5, the file to continue");
+    const double checkpoint = parse_checkpoint(v["checkpoint-every"].as<std::string>());
+
+    // Signals stop the run from here on: before the handlers, a signal ends the process and
+    // leaves no file (or, resuming, the file as it was).
+    engine.cancel = &install_stop_handlers();
+    std::unique_ptr<Hdf5Writer> writer;
+    if (resume) {
+        // Checks the file read-only: a refused resume leaves it as it was.
+        writer = std::make_unique<Hdf5Writer>(
+            Hdf5WriterOptions{output, false, compression, true, checkpoint});
+        check_resume(v, *writer->stopped_run(), output, rows, cols, engine, compression);
+        engine.resume = writer->stored_tiles();
+    }
     const uint32_t tile =
         engine.tile
             ? engine.tile
             : default_tile(rows, cols, engine.threads > 0 ? engine.threads : omp_get_max_threads());
-    check_fits(rows, cols, tile, has_output ? &output : nullptr, compression);
+    // Resuming, the file is there already: only the memory is checked.
+    check_fits(rows, cols, tile, has_output && !resume ? &output : nullptr, compression);
 
     const bool quiet = v["quiet"].as<bool>();
-    std::unique_ptr<Hdf5Writer> writer;
-    if (has_output)
+    if (has_output && !resume)
         writer = std::make_unique<Hdf5Writer>(
-            Hdf5WriterOptions{output, v["force"].as<bool>(), compression});
+            Hdf5WriterOptions{output, v["force"].as<bool>(), compression, false, checkpoint});
     NullSink discard;
     TileSink& sink = writer ? static_cast<TileSink&>(*writer) : discard;
 
-    engine.cancel = &install_stop_handlers();
+    // Not a resumed file: it holds the earlier runs' work, which a second signal must not
+    // throw away; it is only left as it is.
+    abort_on_second_signal(writer && !resume ? output : std::string());
     ProgressReporter progress(progress_wanted(v["progress"].as<bool>(), quiet), rows * cols);
     engine.cells_done = &progress.counter();
     const EngineStats stats = compute_table(engine, sink);
     progress.stop();
-    if (stats.cancelled)
-        throw Error("interrupted by signal " + std::to_string(stop_signal()) + " after " +
-                    std::to_string(stats.cells) + " of " + std::to_string(rows * cols) + " cells" +
-                    (writer ? "; the unfinished " + output + " was removed" : ""));
-    if (writer)
-        writer->finish(
-            RunRecord{stats.threads, stats.tile, mex_kernel_name(stats.kernel), stats.seconds});
+    abort_on_second_signal(std::string());  // from now on the file is kept or completed
+    const RunRecord record{stats.threads, stats.tile, mex_kernel_name(stats.kernel), stats.seconds};
+    if (stats.cancelled) {
+        const std::string where = "interrupted by signal " + std::to_string(stop_signal()) +
+                                  " after " + std::to_string(stats.tiles_done) + " of " +
+                                  std::to_string(stats.tiles) + " tiles";
+        if (!writer) throw Error(where);
+        writer->stop(record);
+        throw Error(where + "; " + output +
+                    " keeps them: run the same command again with --resume to continue");
+    }
+    if (writer) writer->finish(record);
     if (!quiet) {
         char line[512];
         const double rate = stats.seconds > 0 ? stats.cells / stats.seconds : 0.0;
@@ -113,10 +171,14 @@ int run(const po::variables_map& v) {
                               stats.threads, stats.tile, mex_kernel_name(stats.kernel));
         if (writer && n > 0 && static_cast<size_t>(n) < sizeof line) {
             const double file = static_cast<double>(writer->file_bytes());
-            std::snprintf(line + n, sizeof line - n, ", %s written to %s, ratio %.2f",
-                          human_bytes(file).c_str(), output.c_str(),
-                          file > 0 ? writer->raw_bytes() / file : 0.0);
+            n += std::snprintf(line + n, sizeof line - n, ", %s written to %s, ratio %.2f",
+                               human_bytes(file).c_str(), output.c_str(),
+                               file > 0 ? writer->raw_bytes() / file : 0.0);
         }
+        if (resume && n > 0 && static_cast<size_t>(n) < sizeof line)
+            std::snprintf(line + n, sizeof line - n, "; resumed: %llu cells replayed in %.3f s",
+                          static_cast<unsigned long long>(stats.cells_resumed),
+                          stats.replay_seconds);
         std::cout << line << std::endl;
     }
     return 0;
@@ -129,7 +191,12 @@ const CommandRegistrar registrar(
      "x < X and y < Y by a tiled anti-diagonal wavefront on all cores, and streams the tiles\n"
      "into F.h5: dataset /grundy of shape [Y, X] (f['grundy'][y, x] is g(x, y)), chunked,\n"
      "shuffle + deflate compressed, with the run's attributes and complete = 1 written last.\n"
-     "Sizes may be written as 2^k. An interrupted run removes its unfinished file.",
+     "Sizes may be written as 2^k.\n\n"
+     "SIGTERM or SIGINT stops the run after the tiles in flight and keeps the file with\n"
+     "complete = 0 and resumable = 1 (exit status 2); the same command with --resume then\n"
+     "computes only the missing tiles, and the finished file is the one an uninterrupted run\n"
+     "writes. A second signal stops at once and removes the file (not a resumed one). A run\n"
+     "that fails (disk full) removes its file.",
      10, describe, run});
 
 }  // namespace

@@ -1,8 +1,10 @@
 #include "engine/tile_fill.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "engine/config.hpp"
+#include "grundy/error.hpp"
 
 namespace grundy::engine {
 
@@ -47,6 +49,52 @@ int64_t fill_tile(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t
             row.insert(in[i]);
             col[i].insert(in[i]);
             dia[i].insert(in[i]);
+        }
+    }
+    return bytes;
+}
+
+namespace {
+
+[[noreturn]] void impossible_value(uint64_t x, uint64_t y, uint32_t v) {
+    throw Error("a stored tile does not continue the table: g(" + std::to_string(x) + ", " +
+                std::to_string(y) + ") = " + std::to_string(v) +
+                " is impossible there (damaged file?)");
+}
+
+}  // namespace
+
+int64_t replay_tile(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
+                    const uint32_t* values, bool lower_half) {
+    int64_t bytes = prepare_tile(s, x0, x1, y0, y1, lower_half);
+    const uint64_t width = x1 - x0;
+    for (uint64_t y = y0; y < y1; ++y) {
+        BitWindow& row = s.row_sets[y];
+        BitWindow* col = &s.col_sets[x0];
+        BitWindow* dia = &s.diag(x0, y);
+        const uint32_t* in = values + (y - y0) * width;
+        // A true value is at most x + y (so inside the words prepare_tile reserved) and in
+        // none of its sets yet (so at least every low-water mark): checking both keeps insert's
+        // precondition whatever the file holds.
+        uint64_t first = 0;
+        if (lower_half && y > x0) {
+            // Left of the diagonal the sweep copied g(y, x) from an earlier row of the tile
+            // into the row set only (tile_fill.hpp); so does the replay.
+            first = std::min(y, x1) - x0;
+            for (uint64_t i = 0; i < first; ++i) {
+                const uint32_t v = in[i];
+                if (v != values[i * width + (y - x0)] || v > x0 + i + y || row.contains(v))
+                    impossible_value(x0 + i, y, v);
+                row.insert(v);
+            }
+        }
+        for (uint64_t i = first; i < width; ++i) {
+            const uint32_t v = in[i];
+            if (v > x0 + i + y || row.contains(v) || col[i].contains(v) || dia[i].contains(v))
+                impossible_value(x0 + i, y, v);
+            row.insert(v);
+            col[i].insert(v);
+            dia[i].insert(v);
         }
     }
     return bytes;

@@ -25,6 +25,14 @@ namespace grundy::engine {
 int64_t fill_tile(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
                   const uint32_t* values);
 
+// Puts the stored values of a finished tile back into its sets exactly as its sweep left them
+// (grundy compute --resume): prepare_tile with the same `lower_half`, then each value into the
+// sets its sweep inserted it into (with `lower_half`, the cells with x < y into their row
+// only). Every value is checked first against the bounds and the sets, so a damaged file gives
+// grundy::Error instead of a write outside a window. Returns the change in bytes.
+int64_t replay_tile(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
+                    const uint32_t* values, bool lower_half);
+
 // Opens every window the cells of the tile need and makes each long enough for the largest
 // value (x + y) it can meet in the tile plus the scan padding. With `lower_half` (a tile on the
 // diagonal in symmetric mode) only the cells with x >= y count, and rows open as copies of

@@ -62,6 +62,8 @@ void check_sizes(const EngineOptions& o) {
         throw Error("tile must be between " + std::to_string(engine::kMinTile) + " and " +
                     std::to_string(engine::kMaxTile));
     if (o.threads < 0) throw Error("threads must be at least 1");
+    // The stored tiles are chunks of the stored run's grid; no other grid can be matched.
+    if (o.resume && o.tile == 0) throw Error("resuming needs the tile side of the stored run");
 }
 
 }  // namespace
@@ -88,7 +90,7 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
     std::atomic<bool> failed{false};
     std::exception_ptr failure;
     std::mutex failure_mutex;
-    std::atomic<uint64_t> cells{0};
+    std::atomic<uint64_t> cells{0}, cells_resumed{0}, tiles_done{0};
 
     // Tile (i, j) covers columns [i B, min(X, (i+1) B)) and rows [j B, min(Y, (j+1) B)). Above
     // the main diagonal, a tile whose transpose is exactly its mirror tile is not swept: the
@@ -110,13 +112,17 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
                !peak_bytes.compare_exchange_weak(peak, static_cast<uint64_t>(now))) {
         }
     };
-    auto finish_tile = [&](const std::array<uint64_t, 4>& r, const uint32_t* values) {
+    // A replayed tile is already stored: it only closes its sets and counts.
+    auto finish_tile = [&](const std::array<uint64_t, 4>& r, const uint32_t* values,
+                           bool replayed) {
         const auto [x0, x1, y0, y1] = r;
-        sink.consume(TileView{x0, y0, static_cast<uint32_t>(x1 - x0),
-                              static_cast<uint32_t>(y1 - y0), values});
+        if (!replayed)
+            sink.consume(TileView{x0, y0, static_cast<uint32_t>(x1 - x0),
+                                  static_cast<uint32_t>(y1 - y0), values});
         note_bytes(-engine::close_finished_sets(state, x0, x1, y0, y1));
         const uint64_t n = (x1 - x0) * (y1 - y0);
-        cells.fetch_add(n, std::memory_order_relaxed);
+        (replayed ? cells_resumed : cells).fetch_add(n, std::memory_order_relaxed);
+        tiles_done.fetch_add(1, std::memory_order_relaxed);
         if (options.cells_done) options.cells_done->fetch_add(n, std::memory_order_relaxed);
     };
 
@@ -127,31 +133,45 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
         for (uint64_t i = 0; i < j && symmetric; ++i) symmetric = mirrored(i, j);
     symmetric = symmetric && Y <= X;
 
-    // One tile (or tile and mirror) of work, run by whichever worker the task lands on.
-    auto run_tile = [&](uint64_t i, uint64_t j, uint32_t* buffer, uint32_t* mirror) {
+    // One tile (or tile and mirror) of work, run by whichever worker the task lands on. A
+    // replayed tile (EngineOptions::resume) is read instead of swept and leaves exactly the
+    // state its sweep left: the same windows opened and closed, the same values inserted.
+    auto run_tile = [&](uint64_t i, uint64_t j, uint32_t* buffer, uint32_t* mirror, bool replay) {
         if (failed.load(std::memory_order_relaxed)) return;
         if (options.cancel && options.cancel->load(std::memory_order_relaxed)) return;
         try {
             const auto r = region(i, j);
             const auto [x0, x1, y0, y1] = r;
             const bool on_diagonal = symmetric && i == j;
-            note_bytes(sweep(state, x0, x1, y0, y1, buffer, on_diagonal));
+            if (replay) {
+                options.resume->read_tile(x0, y0, static_cast<uint32_t>(x1 - x0),
+                                          static_cast<uint32_t>(y1 - y0), buffer);
+                note_bytes(engine::replay_tile(state, x0, x1, y0, y1, buffer, on_diagonal));
+            } else {
+                note_bytes(sweep(state, x0, x1, y0, y1, buffer, on_diagonal));
+            }
             // Done with its tile on the diagonal, a column is only read above it (mirrored).
             if (on_diagonal) note_bytes(-engine::close_columns(state, x0, x1));
-            finish_tile(r, buffer);
+            finish_tile(r, buffer, replay);
             if (mirrored(j, i)) {
-                const uint64_t w = x1 - x0, h = y1 - y0;  // the mirror is h wide and w high
-                // Transposed in 16 x 16 blocks, so reads and writes both stay in few lines.
-                constexpr uint64_t kBlock = 16;
-                for (uint64_t yb = 0; yb < h; yb += kBlock)
-                    for (uint64_t xb = 0; xb < w; xb += kBlock)
-                        for (uint64_t y = yb; y < std::min(h, yb + kBlock); ++y)
-                            for (uint64_t x = xb; x < std::min(w, xb + kBlock); ++x)
-                                mirror[x * h + y] = buffer[y * w + x];
                 const auto m = region(j, i);
+                // In symmetric mode a replayed mirror needs no values: it touches no set.
+                if (!replay || !symmetric) {
+                    const uint64_t w = x1 - x0, h = y1 - y0;  // the mirror is h wide, w high
+                    // Transposed in 16 x 16 blocks, so reads and writes both stay in few lines.
+                    constexpr uint64_t kBlock = 16;
+                    for (uint64_t yb = 0; yb < h; yb += kBlock)
+                        for (uint64_t xb = 0; xb < w; xb += kBlock)
+                            for (uint64_t y = yb; y < std::min(h, yb + kBlock); ++y)
+                                for (uint64_t x = xb; x < std::min(w, xb + kBlock); ++x)
+                                    mirror[x * h + y] = buffer[y * w + x];
+                }
+                // fill_tile's inserts, checked: the mirror of a stored tile is as suspect.
                 if (!symmetric)
-                    note_bytes(engine::fill_tile(state, m[0], m[1], m[2], m[3], mirror));
-                finish_tile(m, mirror);
+                    note_bytes(
+                        replay ? engine::replay_tile(state, m[0], m[1], m[2], m[3], mirror, false)
+                               : engine::fill_tile(state, m[0], m[1], m[2], m[3], mirror));
+                finish_tile(m, mirror, replay);
             }
         } catch (...) {
             std::lock_guard<std::mutex> lock(failure_mutex);
@@ -165,39 +185,80 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
     // workers never idle at a barrier while work is ready. A mirrored tile is done with its
     // mirror, so dependencies on it point at its mirror's task.
     std::vector<char> done(tiles_x * tiles_y + 1);  // dependency tokens; the last is "none"
+    auto task_of = [&](uint64_t i, uint64_t j) {    // index of the task that finishes tile (i, j)
+        if (i < j && mirrored(i, j)) std::swap(i, j);
+        return j * tiles_x + i;
+    };
     auto token = [&](uint64_t i, uint64_t j) -> char* {
         if (i >= tiles_x || j >= tiles_y) return &done.back();
-        if (i < j && mirrored(i, j)) std::swap(i, j);
-        return &done[j * tiles_x + i];
+        return &done[task_of(i, j)];
     };
+
+    // Resuming: a task is replayed when its tiles (with its mirror) are stored and so are the
+    // tasks it depends on. That is the largest set of stored tasks a run could have finished
+    // (a hard kill may leave stored tiles whose dependencies are missing: those are computed
+    // again), and the state after any such set is the same whatever order it ran in.
+    std::vector<char> replayed(tiles_x * tiles_y, 0);
+    if (options.resume)
+        for (uint64_t s = 0; s + 1 < tiles_x + tiles_y; ++s)  // dependencies first
+            for (uint64_t i = s >= tiles_y ? s - (tiles_y - 1) : 0; i <= std::min(s, tiles_x - 1);
+                 ++i) {
+                const uint64_t j = s - i;
+                if (i < j && mirrored(i, j)) continue;
+                const auto r = region(i, j);
+                bool ok = options.resume->has_tile(r[0], r[2]);
+                if (ok && mirrored(j, i)) ok = options.resume->has_tile(r[2], r[0]);
+                if (ok && i > 0) ok = replayed[task_of(i - 1, j)];
+                if (ok && j > 0) ok = replayed[task_of(i, j - 1)];
+                replayed[j * tiles_x + i] = ok;
+            }
     const int workers = stats.threads;
     std::vector<std::vector<uint32_t>> buffers(2 * static_cast<size_t>(workers),
                                                std::vector<uint32_t>(B * B));
     const auto start = std::chrono::steady_clock::now();
+    auto replay_end = start;
+    // Two passes over the same task graph: the replayed tasks first, all of them done before
+    // any tile is computed, so that nothing is written to the sink while stored tiles are
+    // still being read (a damaged one then fails the run before it changes anything). A task
+    // of the second pass has no dependency on a task of the first: the taskwait covers them.
 #pragma omp parallel num_threads(workers)
 #pragma omp single
-    for (uint64_t s = 0; s + 1 < tiles_x + tiles_y; ++s) {
-        const uint64_t i_first = s >= tiles_y ? s - (tiles_y - 1) : 0;
-        const uint64_t i_last = std::min(s, tiles_x - 1);
-        for (uint64_t i = i_first; i <= i_last; ++i) {
-            const uint64_t j = s - i;
-            if (i < j && mirrored(i, j)) continue;  // done by the task of (j, i)
-            char* left = i ? token(i - 1, j) : token(tiles_x, 0);
-            char* below = j ? token(i, j - 1) : token(tiles_x, 0);
-            char* self = token(i, j);
-            (void)left, (void)below, (void)self;  // GCC does not count uses in depend clauses
-#pragma omp task firstprivate(i, j) depend(in : left[0], below[0]) depend(out : self[0])
-            {
-                const size_t me = static_cast<size_t>(omp_get_thread_num());
-                run_tile(i, j, buffers[2 * me].data(), buffers[2 * me + 1].data());
+    for (const bool replay_pass : {true, false}) {
+        if (!replay_pass) {
+#pragma omp taskwait
+            replay_end = std::chrono::steady_clock::now();
+        }
+        for (uint64_t s = 0; s + 1 < tiles_x + tiles_y; ++s) {
+            const uint64_t i_first = s >= tiles_y ? s - (tiles_y - 1) : 0;
+            const uint64_t i_last = std::min(s, tiles_x - 1);
+            for (uint64_t i = i_first; i <= i_last; ++i) {
+                const uint64_t j = s - i;
+                if (i < j && mirrored(i, j)) continue;  // done by the task of (j, i)
+                if (static_cast<bool>(replayed[j * tiles_x + i]) != replay_pass) continue;
+                char* left = i ? token(i - 1, j) : token(tiles_x, 0);
+                char* below = j ? token(i, j - 1) : token(tiles_x, 0);
+                char* self = token(i, j);
+                (void)left, (void)below, (void)self;  // GCC does not count uses in depend
+#pragma omp task firstprivate(i, j, replay_pass) depend(in                              \
+                                                        : left[0], below[0]) depend(out \
+                                                                                    : self[0])
+                {
+                    const size_t me = static_cast<size_t>(omp_get_thread_num());
+                    run_tile(i, j, buffers[2 * me].data(), buffers[2 * me + 1].data(), replay_pass);
+                }
             }
         }
     }
-    stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const auto end = std::chrono::steady_clock::now();
+    stats.seconds = std::chrono::duration<double>(end - start).count();
+    stats.replay_seconds = std::chrono::duration<double>(replay_end - start).count();
     if (failure) std::rethrow_exception(failure);
     stats.cells = cells.load();
+    stats.cells_resumed = cells_resumed.load();
+    stats.tiles = tiles_x * tiles_y;
+    stats.tiles_done = tiles_done.load();
     stats.peak_state_bytes = peak_bytes.load();
-    stats.cancelled = stats.cells != X * Y;
+    stats.cancelled = stats.tiles_done != stats.tiles;
     return stats;
 }
 

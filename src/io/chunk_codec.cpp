@@ -12,6 +12,17 @@
 namespace grundy::io {
 namespace {
 
+struct DecompressorDeleter {
+    void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
+};
+
+libdeflate_decompressor* thread_decompressor() {
+    thread_local std::unique_ptr<libdeflate_decompressor, DecompressorDeleter> d(
+        libdeflate_alloc_decompressor());
+    if (!d) throw std::bad_alloc();
+    return d.get();
+}
+
 struct CompressorDeleter {
     void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
 };
@@ -180,6 +191,94 @@ void encode_chunk(const TileView& tile, uint32_t chunk_rows, uint32_t chunk_cols
     }
     out.bytes.assign(scratch.begin(), scratch.end());
     out.filter_mask = 0;
+}
+
+bool chunk_format_of(hid_t dcpl, hid_t type, ChunkFormat& format) {
+    ChunkFormat f;
+    hsize_t chunk[2] = {0, 0};
+    if (H5Pget_layout(dcpl) != H5D_CHUNKED || H5Pget_chunk(dcpl, 2, chunk) != 2) return false;
+    f.rows = chunk[0];
+    f.cols = chunk[1];
+    const size_t size = H5Tget_size(type);
+    if ((size != 2 && size != 4) || H5Tget_order(type) != H5T_ORDER_LE) return false;
+    const int n = H5Pget_nfilters(dcpl);
+    if (n < 0 || n > 2) return false;
+    for (int i = 0; i < n; ++i) {
+        unsigned flags = 0, values[8];
+        size_t count = 8;
+        const H5Z_filter_t id = H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &count,
+                                               values, 0, nullptr, nullptr);
+        if (id == H5Z_FILTER_SHUFFLE && f.deflate < 0 && f.shuffle < 0)
+            f.shuffle = i;
+        else if (id == H5Z_FILTER_DEFLATE && f.deflate < 0)
+            f.deflate = i;
+        else if (id == kBloscFilter && n == 1)
+            f.blosc = i;
+        else
+            return false;
+    }
+    f.value_size = static_cast<unsigned>(size);
+    format = f;
+    return true;
+}
+
+bool decode_chunk(const ChunkFormat& f, const uint8_t* data, size_t size, uint32_t mask,
+                  uint64_t i0, uint64_t j0, uint64_t width, uint64_t height, uint32_t* out,
+                  uint64_t stride) {
+    const uint64_t n = f.rows * f.cols, raw_size = n * f.value_size;
+    // Reused across calls: fresh buffers cost more in page faults than the decoding.
+    thread_local std::vector<uint8_t> inflated;
+    if (inflated.size() < raw_size) inflated.resize(raw_size);
+    if (f.blosc >= 0 && !(mask >> f.blosc & 1)) {
+        // Blosc trusts the sizes in its 16-byte header, so they are checked against the chunk
+        // first (a damaged file must not make it read past the buffer). It undoes its byte
+        // shuffle itself.
+        size_t nbytes = 0, cbytes = 0, block = 0;
+        if (size >= BLOSC_MIN_HEADER_LENGTH) blosc_cbuffer_sizes(data, &nbytes, &cbytes, &block);
+        const int got = nbytes == raw_size && cbytes == size
+                            ? blosc_decompress_ctx(data, inflated.data(), raw_size, 1)
+                            : -1;
+        if (got < 0 || static_cast<size_t>(got) != raw_size) return false;
+        data = inflated.data();
+        size = raw_size;
+    }
+    if (f.deflate >= 0 && !(mask >> f.deflate & 1)) {
+        size_t actual = 0;
+        if (libdeflate_zlib_decompress(thread_decompressor(), data, size, inflated.data(), raw_size,
+                                       &actual) != LIBDEFLATE_SUCCESS ||
+            actual != raw_size)
+            return false;
+        data = inflated.data();
+        size = actual;
+    }
+    if (size != raw_size || i0 + width > f.cols || j0 + height > f.rows) return false;
+    const bool shuffled = f.shuffle >= 0 && !(mask >> f.shuffle & 1);
+    for (uint64_t y = 0; y < height; ++y) {
+        uint32_t* dst = out + y * stride;
+        const uint64_t base = (j0 + y) * f.cols + i0;
+        // Byte k of value i is at k * n + i: what H5Z's shuffle filter writes.
+        if (shuffled && f.value_size == 2) {
+            const uint8_t* lo = data + base;
+            const uint8_t* hi = data + n + base;
+            for (uint64_t i = 0; i < width; ++i) dst[i] = uint32_t{lo[i]} | uint32_t{hi[i]} << 8;
+        } else if (shuffled) {
+            for (uint64_t i = 0; i < width; ++i) {
+                uint32_t v = 0;
+                for (unsigned b = 0; b < f.value_size; ++b)
+                    v |= uint32_t{data[b * n + base + i]} << (8 * b);
+                dst[i] = v;
+            }
+        } else if (f.value_size == 2) {
+            for (uint64_t i = 0; i < width; ++i) {
+                uint16_t v;
+                std::memcpy(&v, data + 2 * (base + i), 2);
+                dst[i] = v;
+            }
+        } else {
+            std::memcpy(dst, data + 4 * base, 4 * width);
+        }
+    }
+    return true;
 }
 
 }  // namespace grundy::io

@@ -3,6 +3,8 @@
 // it; chunks that do not shrink are stored raw with both filters marked as skipped.
 #pragma once
 
+#include <hdf5.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -32,5 +34,26 @@ std::string blosc_codecs();
 // (edge tiles are padded with zeros to the full chunk).
 void encode_chunk(const TileView& tile, uint32_t chunk_rows, uint32_t chunk_cols,
                   unsigned value_bytes, const Compression& compression, EncodedChunk& out);
+
+// How a dataset's chunks are stored, when grundy's own decoder can read them: chunks filtered
+// by nothing, deflate, shuffle + deflate, or Blosc alone (what grundy compute writes). Each
+// filter's position in the pipeline, -1 when absent (bit i of a chunk's filter mask set means
+// filter i was skipped for that chunk).
+struct ChunkFormat {
+    uint64_t rows = 0, cols = 0;  // chunk shape
+    unsigned value_size = 0;      // bytes per value, little-endian
+    int shuffle = -1, deflate = -1, blosc = -1;
+};
+
+// The format of a chunked dataset's chunks, or false when its type or filters are not ones
+// decode_chunk knows (such a dataset is read through H5Dread).
+bool chunk_format_of(hid_t dcpl, hid_t type, ChunkFormat& format);
+
+// Decodes one stored chunk (its bytes and filter mask as H5Dread_chunk gives them) and copies
+// its rows j0..j0+height-1, columns i0..i0+width-1 into `out` (row-major, `stride` values a
+// row). Thread-safe. Returns false when the chunk does not decode to a whole chunk (damaged).
+bool decode_chunk(const ChunkFormat& format, const uint8_t* data, size_t size, uint32_t mask,
+                  uint64_t i0, uint64_t j0, uint64_t width, uint64_t height, uint32_t* out,
+                  uint64_t stride);
 
 }  // namespace grundy::io

@@ -1,8 +1,6 @@
 #include "grundy/hdf5_reader.hpp"
 
-#include <blosc.h>
 #include <hdf5.h>
-#include <libdeflate.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -14,6 +12,7 @@
 
 #include "grundy/error.hpp"
 #include "grundy/hdf5_writer.hpp"
+#include "io/chunk_codec.hpp"
 #include "io/h5_attributes.hpp"
 #include "io/h5_handle.hpp"
 
@@ -26,35 +25,17 @@ struct Hdf5TableReader::Impl {
     H5Handle file, dataset;
     uint64_t rows = 0, cols = 0, chunk_rows = 0, chunk_cols = 0;
     bool complete = false;
-    // Chunks filtered by nothing, deflate, shuffle + deflate, or Blosc alone (what grundy
-    // compute writes) can be read raw and decoded here, in parallel; anything else goes
-    // through H5Dread.
+    // Chunks in a format decode_chunk knows (what grundy compute writes) are read raw and
+    // decoded here, in parallel; anything else goes through H5Dread.
     bool fast = false;
-    unsigned value_size = 0;
-    int shuffle_index = -1, deflate_index = -1, blosc_index = -1;
+    io::ChunkFormat format;
 
-    void detect_fast_path(hid_t dcpl, hid_t type);
     // The chunks of read()'s rectangle, reused from call to call.
     mutable StoredChunks scratch;
 
     void read_fast(const Hdf5TableReader& reader, uint64_t x0, uint64_t y0, uint64_t width,
                    uint64_t height, uint32_t* out, uint64_t stride) const;
 };
-
-namespace {
-
-struct DecompressorDeleter {
-    void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
-};
-
-libdeflate_decompressor* thread_decompressor() {
-    thread_local std::unique_ptr<libdeflate_decompressor, DecompressorDeleter> d(
-        libdeflate_alloc_decompressor());
-    if (!d) throw std::bad_alloc();
-    return d.get();
-}
-
-}  // namespace
 
 Hdf5TableReader::Hdf5TableReader(const std::string& path, bool allow_incomplete)
     : impl_(std::make_unique<Impl>()) {
@@ -85,7 +66,7 @@ Hdf5TableReader::Hdf5TableReader(const std::string& path, bool allow_incomplete)
     if (H5Pget_layout(dcpl.get()) == H5D_CHUNKED) H5Pget_chunk(dcpl.get(), 2, chunk);
     m.chunk_rows = chunk[0];
     m.chunk_cols = chunk[1];
-    if (H5Pget_layout(dcpl.get()) == H5D_CHUNKED) m.detect_fast_path(dcpl.get(), type.get());
+    m.fast = io::chunk_format_of(dcpl.get(), type.get(), m.format);
     const auto complete = io::read_int_attribute(m.file.get(), "complete");
     m.complete = complete && *complete == 1;
     if (!m.complete && !allow_incomplete)
@@ -134,32 +115,6 @@ void Hdf5TableReader::read(uint64_t x0, uint64_t y0, uint64_t width, uint64_t he
     if (H5Dread(m.dataset.get(), H5T_NATIVE_UINT32, mspace.get(), fspace.get(), H5P_DEFAULT, out) <
         0)
         throw Error("cannot read " + m.path + " (damaged or truncated file?)");
-}
-
-// Whether the stock filters are only deflate and shuffle (shuffle applied first), so the raw
-// chunks can be decoded without HDF5.
-void Hdf5TableReader::Impl::detect_fast_path(hid_t dcpl, hid_t type) {
-    Impl& m = *this;
-    const size_t size = H5Tget_size(type);
-    if ((size != 2 && size != 4) || H5Tget_order(type) != H5T_ORDER_LE) return;
-    const int n = H5Pget_nfilters(dcpl);
-    if (n < 0 || n > 2) return;
-    for (int i = 0; i < n; ++i) {
-        unsigned flags = 0, values[8];
-        size_t count = 8;
-        const H5Z_filter_t id = H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &count,
-                                               values, 0, nullptr, nullptr);
-        if (id == H5Z_FILTER_SHUFFLE && m.deflate_index < 0 && m.shuffle_index < 0)
-            m.shuffle_index = i;
-        else if (id == H5Z_FILTER_DEFLATE && m.deflate_index < 0)
-            m.deflate_index = i;
-        else if (id == kBloscFilter && n == 1)
-            m.blosc_index = i;
-        else
-            return;
-    }
-    m.value_size = static_cast<unsigned>(size);
-    m.fast = true;
 }
 
 struct StoredChunks::Impl {
@@ -231,7 +186,7 @@ bool Hdf5TableReader::decode(const StoredChunks& chunks, size_t k, uint32_t* out
                              uint64_t stride) const {
     const Impl& m = *impl_;
     const StoredChunks::Impl& s = *chunks.impl_;
-    const uint64_t cr = s.cr, cc = s.cc, n = cr * cc, raw_size = n * m.value_size;
+    const uint64_t cr = s.cr, cc = s.cc;
     const uint64_t x0 = s.x0, y0 = s.y0;
     const StoredChunks::Impl::Chunk& r = s.chunks[k];
     const uint64_t ax = std::max(x0, r.cx), bx = std::min(x0 + s.width, r.cx + cc);
@@ -241,63 +196,8 @@ bool Hdf5TableReader::decode(const StoredChunks& chunks, size_t k, uint32_t* out
             std::fill_n(out + (y - y0) * stride + (ax - x0), bx - ax, 0u);
         return true;
     }
-    // Reused across calls: fresh buffers cost more in page faults than the decoding.
-    thread_local std::vector<uint8_t> inflated;
-    if (inflated.size() < raw_size) inflated.resize(raw_size);
-    const uint8_t* data = r.bytes;
-    size_t size = r.size;
-    if (m.blosc_index >= 0 && !(r.mask >> m.blosc_index & 1)) {
-        // Blosc trusts the sizes in its 16-byte header, so they are checked against the chunk
-        // first (a damaged file must not make it read past the buffer). It undoes its byte
-        // shuffle itself.
-        size_t nbytes = 0, cbytes = 0, block = 0;
-        if (size >= BLOSC_MIN_HEADER_LENGTH) blosc_cbuffer_sizes(data, &nbytes, &cbytes, &block);
-        const int got = nbytes == raw_size && cbytes == size
-                            ? blosc_decompress_ctx(data, inflated.data(), raw_size, 1)
-                            : -1;
-        if (got < 0 || static_cast<size_t>(got) != raw_size) return false;
-        data = inflated.data();
-        size = raw_size;
-    }
-    if (m.deflate_index >= 0 && !(r.mask >> m.deflate_index & 1)) {
-        size_t actual = 0;
-        if (libdeflate_zlib_decompress(thread_decompressor(), data, size, inflated.data(), raw_size,
-                                       &actual) != LIBDEFLATE_SUCCESS ||
-            actual != raw_size)
-            return false;
-        data = inflated.data();
-        size = actual;
-    }
-    if (size != raw_size) return false;
-    const unsigned value_size = m.value_size;
-    const bool shuffled = m.shuffle_index >= 0 && !(r.mask >> m.shuffle_index & 1);
-    for (uint64_t y = ay; y < by; ++y) {
-        uint32_t* dst = out + (y - y0) * stride + (ax - x0);
-        const uint64_t base = (y - r.cy) * cc + (ax - r.cx);
-        const uint64_t count = bx - ax;
-        // Byte k of value i is at k * n + i: what H5Z's shuffle filter writes.
-        if (shuffled && value_size == 2) {
-            const uint8_t* lo = data + base;
-            const uint8_t* hi = data + n + base;
-            for (uint64_t i = 0; i < count; ++i) dst[i] = uint32_t{lo[i]} | uint32_t{hi[i]} << 8;
-        } else if (shuffled) {
-            for (uint64_t i = 0; i < count; ++i) {
-                uint32_t v = 0;
-                for (unsigned b = 0; b < value_size; ++b)
-                    v |= uint32_t{data[b * n + base + i]} << (8 * b);
-                dst[i] = v;
-            }
-        } else if (value_size == 2) {
-            for (uint64_t i = 0; i < count; ++i) {
-                uint16_t v;
-                std::memcpy(&v, data + 2 * (base + i), 2);
-                dst[i] = v;
-            }
-        } else {
-            std::memcpy(dst, data + 4 * base, 4 * count);
-        }
-    }
-    return true;
+    return io::decode_chunk(m.format, r.bytes, r.size, r.mask, ax - r.cx, ay - r.cy, bx - ax,
+                            by - ay, out + (ay - y0) * stride + (ax - x0), stride);
 }
 
 void Hdf5TableReader::Impl::read_fast(const Hdf5TableReader& reader, uint64_t x0, uint64_t y0,

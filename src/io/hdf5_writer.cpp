@@ -5,6 +5,7 @@
 #include <hdf5.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <chrono>
@@ -76,6 +77,35 @@ std::string Compression::describe() const {
     return "?";
 }
 
+std::optional<Compression> Compression::from_description(const std::string& text) {
+    for (const std::string& option :
+         {std::string("none"), text.rfind("shuffle+deflate:", 0) == 0 ? text.substr(8) : "",
+          text.size() > 10 && text.rfind("blosc:", 0) == 0 &&
+                  text.compare(text.size() - 10, 10, " (shuffle)") == 0
+              ? text.substr(0, text.size() - 10)
+              : ""}) {
+        if (option.empty()) continue;
+        try {
+            const Compression c = parse(option);
+            if (c.describe() == text) return c;
+        } catch (const Error&) {
+        }
+    }
+    return std::nullopt;
+}
+
+std::string Compression::option() const {
+    switch (kind) {
+        case Kind::None:
+            return "none";
+        case Kind::Deflate:
+            return "deflate:" + std::to_string(level);
+        case Kind::Blosc:
+            return "blosc:" + codec + ":" + std::to_string(level);
+    }
+    return "?";
+}
+
 unsigned value_bytes(uint64_t rows, uint64_t cols) {
     // The largest value of the table is at most X + Y - 2.
     return rows + cols - 2 <= 0xFFFF ? 2 : 4;
@@ -95,13 +125,33 @@ void fsync_path(const std::string& path) {
 
 }  // namespace
 
-struct Hdf5Writer::Impl {
+struct Hdf5Writer::Impl final : StoredTiles {
     Hdf5WriterOptions options;
     H5Handle file, dataset;
     TableShape shape;
     unsigned bytes_per_value = 2;
     uint32_t chunk_rows = 0, chunk_cols = 0;
     bool finished = false;
+    bool kept = false;  // stop() left the file for --resume
+
+    // Resuming: the stopped run's record, which tiles its file holds (by tile, row-major) and
+    // how to decode them. HDF5 is not thread-safe, so the workers reading stored tiles and the
+    // writer thread take turns through `hdf5`.
+    StoppedRun stopped;
+    int64_t resumed_runs = 0;  // runs that resumed the file before this one
+    std::vector<char> stored;
+    uint64_t tiles_x = 0;
+    io::ChunkFormat format;
+    std::mutex hdf5;
+    std::atomic<bool> touched{false};  // this run has given the file a chunk to write
+
+    bool has_tile(uint64_t x0, uint64_t y0) const override {
+        const uint64_t t = stopped.shape.tile;
+        return stored[y0 / t * tiles_x + x0 / t] != 0;
+    }
+    void read_tile(uint64_t x0, uint64_t y0, uint32_t width, uint32_t height,
+                   uint32_t* values) override;
+    void open_stopped_run();
 
     // The queue between the workers (compressing) and the writer thread (storing).
     struct Pending {
@@ -116,6 +166,7 @@ struct Hdf5Writer::Impl {
     std::vector<std::vector<uint8_t>> spare;
     uint64_t queued_bytes = 0;
     bool closing = false;
+    bool discard = false;     // the file will be removed: write nothing more
     std::string write_error;  // first failure of the writer thread
     std::thread writer;
     uint64_t written = 0;
@@ -125,8 +176,10 @@ struct Hdf5Writer::Impl {
     static constexpr uint64_t kMaxQueuedBytes = 256ull << 20;
 
     void writer_loop() {
+        auto last_flush = std::chrono::steady_clock::now();
         for (;;) {
             Pending p;
+            bool skip = false;
             {
                 std::unique_lock<std::mutex> lock(mutex);
                 not_empty.wait(lock, [&] { return !queue.empty() || closing; });
@@ -134,11 +187,27 @@ struct Hdf5Writer::Impl {
                 p = std::move(queue.front());
                 queue.pop_front();
                 queued_bytes -= p.chunk.bytes.size();
+                // Drain without writing after a failure, or when the file is to be removed.
+                skip = !write_error.empty() || discard;
             }
             not_full.notify_all();
-            if (!write_error.empty()) continue;  // drain without writing after a failure
-            const herr_t rc = H5Dwrite_chunk(dataset.get(), H5P_DEFAULT, p.chunk.filter_mask,
-                                             p.offset, p.chunk.bytes.size(), p.chunk.bytes.data());
+            if (skip) continue;
+            herr_t rc = 0;
+            {
+                std::lock_guard<std::mutex> lock(hdf5);
+                rc = H5Dwrite_chunk(dataset.get(), H5P_DEFAULT, p.chunk.filter_mask, p.offset,
+                                    p.chunk.bytes.size(), p.chunk.bytes.data());
+                // The chunks are on disk as soon as they are written, but the index that
+                // finds them stays in HDF5's cache until a flush: flushing now and then is
+                // what lets a hard kill leave a file that --resume can continue.
+                const auto now = std::chrono::steady_clock::now();
+                if (rc >= 0 && options.checkpoint_seconds > 0 &&
+                    std::chrono::duration<double>(now - last_flush).count() >=
+                        options.checkpoint_seconds) {
+                    rc = H5Fflush(file.get(), H5F_SCOPE_LOCAL);
+                    last_flush = now;
+                }
+            }
             std::lock_guard<std::mutex> lock(mutex);
             if (rc < 0)
                 write_error = "cannot write to " + options.path + " (disk full or file removed?)";
@@ -163,6 +232,10 @@ Hdf5Writer::Hdf5Writer(Hdf5WriterOptions options) : impl_(std::make_unique<Impl>
     impl_->options = std::move(options);
     const std::string& path = impl_->options.path;
     if (path.empty()) throw Error("no output file given");
+    if (impl_->options.resume) {
+        impl_->open_stopped_run();
+        return;
+    }
     const fs::path p(path);
     const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
     std::error_code ec;
@@ -189,14 +262,135 @@ Hdf5Writer::Hdf5Writer(Hdf5WriterOptions options) : impl_(std::make_unique<Impl>
     io::write_attribute(f, "compression", impl_->options.compression.describe());
 }
 
-Hdf5Writer::~Hdf5Writer() {
-    impl_->stop_writer();
-    if (!impl_->finished) {
-        impl_->dataset.reset();
-        impl_->file.reset();
-        std::error_code ec;
-        fs::remove(impl_->options.path, ec);
+// Checks, read-only so that a refused resume leaves the file as it was, that the file is a
+// stopped run's, and finds its stored tiles from the chunk index. The file is opened for
+// writing only in begin(), once the caller has compared the run with the one asked for.
+void Hdf5Writer::Impl::open_stopped_run() {
+    const std::string& path = options.path;
+    auto refuse = [&](const std::string& why) {
+        throw Error("cannot resume " + path + ": " + why);
+    };
+    std::error_code ec;
+    if (!fs::exists(path, ec)) refuse("no such file");
+    if (fs::is_directory(path, ec)) refuse("it is a directory");
+    if (H5Fis_hdf5(path.c_str()) <= 0) refuse("not an HDF5 file (or truncated)");
+    H5Handle f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    if (!f.valid()) refuse("it does not open (damaged, perhaps by a hard kill)");
+    if (io::read_string_attribute(f.get(), "game").value_or("") != "wythoff" ||
+        io::read_string_attribute(f.get(), "software").value_or("") != kSoftwareName ||
+        H5Lexists(f.get(), "grundy", H5P_DEFAULT) <= 0)
+        refuse("not a table written by grundy compute");
+    if (io::read_int_attribute(f.get(), "complete").value_or(0) == 1)
+        throw Error(path + " is already complete: nothing to resume");
+    if (io::read_int_attribute(f.get(), "resumable").value_or(0) != 1)
+        refuse("not resumable (it has no resumable = 1: an older grundy wrote it)");
+    const auto rows = io::read_int_attribute(f.get(), "rows");
+    const auto cols = io::read_int_attribute(f.get(), "cols");
+    const auto tile = io::read_int_attribute(f.get(), "tile");
+    const auto compression = Compression::from_description(
+        io::read_string_attribute(f.get(), "compression").value_or(""));
+    if (!rows || !cols || !tile || *rows < 1 || *cols < 1 || *tile < 1 || *tile > (1 << 20) ||
+        !compression)
+        refuse("its attributes rows, cols, tile or compression are missing or wrong (damaged?)");
+    stopped.shape = TableShape{static_cast<uint64_t>(*rows), static_cast<uint64_t>(*cols),
+                               static_cast<uint32_t>(*tile)};
+    stopped.compression = *compression;
+    stopped.elapsed_seconds = io::read_double_attribute(f.get(), "elapsed_seconds").value_or(0.0);
+    resumed_runs = io::read_int_attribute(f.get(), "resumed_runs").value_or(0);
+    options.compression = *compression;  // new chunks are stored like the old ones
+
+    // The dataset must be the one such a run creates: shape, type, chunks and filters.
+    const TableShape& t = stopped.shape;
+    H5Handle ds(H5Dopen2(f.get(), "grundy", H5P_DEFAULT), H5Dclose);
+    if (!ds.valid()) refuse("its dataset /grundy does not open (damaged?)");
+    H5Handle space(H5Dget_space(ds.get()), H5Sclose);
+    H5Handle type(H5Dget_type(ds.get()), H5Tclose);
+    H5Handle dcpl(H5Dget_create_plist(ds.get()), H5Pclose);
+    hsize_t dims[2] = {0, 0};
+    const bool filters_match =
+        io::chunk_format_of(dcpl.get(), type.get(), format) &&
+        (format.blosc >= 0) == (compression->kind == Compression::Kind::Blosc) &&
+        (format.deflate >= 0) == (compression->kind == Compression::Kind::Deflate);
+    if (H5Sget_simple_extent_ndims(space.get()) != 2 ||
+        H5Sget_simple_extent_dims(space.get(), dims, nullptr) != 2 || dims[0] != t.rows ||
+        dims[1] != t.cols || H5Tget_sign(type.get()) != H5T_SGN_NONE ||
+        H5Tget_size(type.get()) != value_bytes(t.rows, t.cols) || !filters_match ||
+        format.rows != std::min<uint64_t>(t.tile, t.rows) ||
+        format.cols != std::min<uint64_t>(t.tile, t.cols))
+        refuse("its dataset /grundy does not match its attributes (damaged?)");
+
+    // The stored tiles, from the chunk index. After a hard kill the index on disk is the one
+    // of the last flush, possibly half updated since: every entry must lie inside the file,
+    // and the count must agree, or the file is refused rather than trusted.
+    tiles_x = (t.cols + t.tile - 1) / t.tile;
+    const uint64_t tiles_y = (t.rows + t.tile - 1) / t.tile;
+    stopped.tiles = tiles_x * tiles_y;
+    stored.assign(stopped.tiles, 0);
+    const uintmax_t file_size = fs::file_size(path, ec);
+    const std::string damaged_index = "its chunk index is damaged (a hard kill?)";
+    for (uint64_t j = 0; j < tiles_y; ++j)
+        for (uint64_t i = 0; i < tiles_x; ++i) {
+            const hsize_t offset[2] = {j * t.tile, i * t.tile};
+            unsigned mask = 0;
+            haddr_t addr = HADDR_UNDEF;
+            hsize_t size = 0;
+            if (H5Dget_chunk_info_by_coord(ds.get(), offset, &mask, &addr, &size) < 0)
+                refuse(damaged_index);
+            if (addr == HADDR_UNDEF) continue;
+            if (size == 0 || ec || addr > file_size || size > file_size - addr)
+                refuse(damaged_index);
+            stored[j * tiles_x + i] = 1;
+            ++stopped.tiles_stored;
+        }
+    hsize_t chunks = 0;
+    // (HDF5 1.10 refuses H5S_ALL here: the dataset's own dataspace means the same.)
+    if (H5Dget_num_chunks(ds.get(), space.get(), &chunks) < 0 || chunks != stopped.tiles_stored)
+        refuse(damaged_index);
+}
+
+void Hdf5Writer::Impl::read_tile(uint64_t x0, uint64_t y0, uint32_t width, uint32_t height,
+                                 uint32_t* values) {
+    // The raw chunk is read under the lock; the decoding, most of the work, runs in parallel.
+    thread_local std::vector<uint8_t> raw;
+    uint32_t mask = 0;
+    const hsize_t offset[2] = {y0, x0};
+    bool ok = false;
+    {
+        std::lock_guard<std::mutex> lock(hdf5);
+        hsize_t nbytes = 0;
+        if (H5Dget_chunk_storage_size(dataset.get(), offset, &nbytes) >= 0 && nbytes > 0) {
+            raw.resize(nbytes);
+            ok = H5Dread_chunk(dataset.get(), H5P_DEFAULT, offset, &mask, raw.data()) >= 0;
+        }
     }
+    if (!ok ||
+        !io::decode_chunk(format, raw.data(), raw.size(), mask, 0, 0, width, height, values, width))
+        throw Error("cannot read the stored tile at x = " + std::to_string(x0) +
+                    ", y = " + std::to_string(y0) + " of " + options.path + " (damaged file?)");
+}
+
+Hdf5Writer::~Hdf5Writer() {
+    Impl& m = *impl_;
+    const bool keep = m.finished || m.kept || (m.options.resume && !m.touched);
+    if (!keep) {
+        std::lock_guard<std::mutex> lock(m.mutex);
+        m.discard = true;
+    }
+    m.stop_writer();
+    if (!keep) {
+        m.dataset.reset();
+        m.file.reset();
+        std::error_code ec;
+        fs::remove(m.options.path, ec);
+    }
+}
+
+const StoppedRun* Hdf5Writer::stopped_run() const {
+    return impl_->options.resume ? &impl_->stopped : nullptr;
+}
+
+StoredTiles* Hdf5Writer::stored_tiles() {
+    return impl_->options.resume ? impl_.get() : nullptr;
 }
 
 void Hdf5Writer::begin(const TableShape& shape) {
@@ -206,9 +400,26 @@ void Hdf5Writer::begin(const TableShape& shape) {
     m.chunk_rows = static_cast<uint32_t>(std::min<uint64_t>(shape.tile, shape.rows));
     m.chunk_cols = static_cast<uint32_t>(std::min<uint64_t>(shape.tile, shape.cols));
 
+    if (m.options.resume) {
+        const TableShape& was = m.stopped.shape;
+        if (shape.rows != was.rows || shape.cols != was.cols || shape.tile != was.tile)
+            throw Error("cannot resume " + m.options.path + ": it holds another table");
+        m.file = H5Handle(H5Fopen(m.options.path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+        if (!m.file.valid())
+            throw Error("cannot open " + m.options.path + " for writing (in use by another run?)");
+        m.dataset = H5Handle(H5Dopen2(m.file.get(), "grundy", H5P_DEFAULT), H5Dclose);
+        if (!m.dataset.valid()) throw Error("cannot open /grundy in " + m.options.path);
+        m.writer = std::thread([&m] { m.writer_loop(); });
+        return;
+    }
+
     const hid_t f = m.file.get();
     io::write_attribute(f, "rows", uint64_t{shape.rows});
     io::write_attribute(f, "cols", uint64_t{shape.cols});
+    // What --resume checks a continuation against, and the promise it relies on: every chunk
+    // stored in this file is a finished tile of this grid (written whole, in one call).
+    io::write_attribute(f, "tile", uint64_t{shape.tile});
+    io::write_attribute(f, "resumable", int32_t{1});
 
     const hsize_t dims[2] = {shape.rows, shape.cols};
     H5Handle space(H5Screate_simple(2, dims, nullptr), H5Sclose);
@@ -242,6 +453,10 @@ void Hdf5Writer::begin(const TableShape& shape) {
     if (!m.dataset.valid()) throw Error("cannot create dataset /grundy in " + m.options.path);
     io::write_attribute(m.dataset.get(), "description",
                         std::string("g(x, y) of Wythoff's game at [y, x]"));
+    // On disk from the start, so that a run killed before its first checkpoint still leaves
+    // a file --resume takes (from the first tile) instead of one it must refuse.
+    if (m.options.checkpoint_seconds > 0 && H5Fflush(f, H5F_SCOPE_LOCAL) < 0)
+        throw Error("cannot write to " + m.options.path);
     m.writer = std::thread([&m] { m.writer_loop(); });
 }
 
@@ -267,21 +482,50 @@ void Hdf5Writer::consume(const TileView& tile) {
                    !m.write_error.empty();
         });
         if (!m.write_error.empty()) throw Error(m.write_error);
+        m.touched = true;
         m.queued_bytes += size;
         m.queue.push_back(std::move(p));
     }
     m.not_empty.notify_one();
 }
 
+namespace {
+
+// The record of a run, added to what earlier runs of a resumed file recorded.
+void write_record(hid_t f, const RunRecord& record, const StoppedRun* stopped,
+                  int64_t resumed_runs) {
+    io::write_attribute(f, "threads", int64_t{record.threads});
+    io::write_attribute(f, "tile", uint64_t{record.tile});
+    io::write_attribute(f, "mex_kernel", record.mex_kernel);
+    io::write_attribute(f, "elapsed_seconds",
+                        record.elapsed_seconds + (stopped ? stopped->elapsed_seconds : 0.0));
+    if (stopped) io::write_attribute(f, "resumed_runs", resumed_runs + 1);
+}
+
+}  // namespace
+
+void Hdf5Writer::stop(const RunRecord& record) {
+    Impl& m = *impl_;
+    m.stop_writer();
+    if (!m.write_error.empty()) throw Error(m.write_error);
+    m.touched = true;
+    const hid_t f = m.file.get();
+    write_record(f, record, stopped_run(), m.resumed_runs);
+    io::write_attribute(f, "resumable", int32_t{1});
+    const bool closed = m.dataset.reset() && m.file.reset();
+    if (!closed) throw Error("cannot finish writing " + m.options.path + " (disk full?)");
+    fsync_path(m.options.path);
+    m.kept = true;
+}
+
 void Hdf5Writer::finish(const RunRecord& record) {
     Impl& m = *impl_;
     m.stop_writer();
     if (!m.write_error.empty()) throw Error(m.write_error);
+    m.touched = true;
     const hid_t f = m.file.get();
-    io::write_attribute(f, "threads", int64_t{record.threads});
-    io::write_attribute(f, "tile", uint64_t{record.tile});
-    io::write_attribute(f, "mex_kernel", record.mex_kernel);
-    io::write_attribute(f, "elapsed_seconds", record.elapsed_seconds);
+    write_record(f, record, stopped_run(), m.resumed_runs);
+    io::write_attribute(f, "resumable", int32_t{0});  // nothing left to resume
     const bool closed = m.dataset.reset() && m.file.reset();
     if (!closed) throw Error("cannot finish writing " + m.options.path + " (disk full?)");
     fsync_path(m.options.path);

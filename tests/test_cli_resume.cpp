@@ -1,0 +1,385 @@
+// grundy compute stopped by signals and continued with --resume, through the real binary: the
+// resumed file must be the table of an uninterrupted run, chunk for chunk; every refusal is
+// one line, exit status 2, and leaves the file as it was.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli_runner.hpp"
+#include "grundy/engine.hpp"
+#include "grundy/error.hpp"
+#include "grundy/hdf5_reader.hpp"
+#include "grundy/memory_table.hpp"
+
+namespace grundy {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_grundy;
+using testing::spawn_grundy;
+using testing::TempDir;
+using testing::wait_grundy;
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+size_t lines(const std::string& text) {
+    return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+bool still_running(pid_t pid) {
+    siginfo_t info{};
+    // WNOWAIT: look without reaping, so wait_grundy still gets the status.
+    return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+           info.si_pid == 0;
+}
+
+struct Stopped {
+    int status = -1;
+    std::string log;
+};
+
+// Starts `args`, waits until `file` has at least `bytes` bytes (the run is that far), sends
+// `sig`, and waits for the end.
+Stopped stop_when(const std::string& args, const std::string& file, uintmax_t bytes, int sig,
+                  const std::string& log) {
+    const pid_t pid = spawn_grundy(args, log);
+    EXPECT_GT(pid, 0);
+    if (pid <= 0) return {};
+    for (;;) {
+        std::error_code ec;
+        const uintmax_t size = fs::file_size(file, ec);
+        if ((!ec && size >= bytes) || !still_running(pid)) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ::kill(pid, sig);
+    Stopped s;
+    s.status = wait_grundy(pid);
+    s.log = slurp(log);
+    return s;
+}
+
+MemoryTable table_in_memory(uint64_t rows, uint64_t cols) {
+    MemoryTable t;
+    EngineOptions o;
+    o.rows = rows;
+    o.cols = cols;
+    compute_table(o, t);
+    return t;
+}
+
+// Values against the engine's table, and every stored chunk byte for byte against the file
+// of an uninterrupted run.
+void expect_same_table(const std::string& path, const std::string& uninterrupted,
+                       const MemoryTable& expected) {
+    Hdf5TableReader reader(path);
+    ASSERT_EQ(reader.rows(), expected.rows());
+    ASSERT_EQ(reader.cols(), expected.cols());
+    std::vector<uint32_t> values(reader.rows() * reader.cols());
+    reader.read(0, 0, reader.cols(), reader.rows(), values.data());
+    EXPECT_EQ(values, expected.values());
+    hid_t a = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t b = H5Fopen(uninterrupted.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t da = H5Dopen2(a, "grundy", H5P_DEFAULT), db = H5Dopen2(b, "grundy", H5P_DEFAULT);
+    const uint64_t cr = reader.chunk_rows(), cc = reader.chunk_cols();
+    for (uint64_t y = 0; y < reader.rows(); y += cr)
+        for (uint64_t x = 0; x < reader.cols(); x += cc) {
+            const hsize_t offset[2] = {y, x};
+            hsize_t na = 0, nb = 0;
+            ASSERT_GE(H5Dget_chunk_storage_size(da, offset, &na), 0);
+            ASSERT_GE(H5Dget_chunk_storage_size(db, offset, &nb), 0);
+            ASSERT_EQ(na, nb) << "chunk at x = " << x << ", y = " << y;
+            std::vector<char> ca(na), cb(nb);
+            uint32_t ma = 0, mb = 0;
+            H5Dread_chunk(da, H5P_DEFAULT, offset, &ma, ca.data());
+            H5Dread_chunk(db, H5P_DEFAULT, offset, &mb, cb.data());
+            ASSERT_TRUE(ca == cb && ma == mb) << "chunk at x = " << x << ", y = " << y;
+        }
+    H5Dclose(da);
+    H5Dclose(db);
+    H5Fclose(a);
+    H5Fclose(b);
+}
+
+int64_t attribute(const std::string& path, const char* name) {
+    return Hdf5TableReader(path, true).int_attribute(name).value_or(-1);
+}
+
+// "interrupted by signal 15 after N of M tiles": N, or -1.
+long tiles_done(const std::string& log) {
+    // (Not std::regex: GCC 12 warns inside it under the sanitizers, and warnings are errors.)
+    const size_t at = log.find("interrupted by signal ");
+    const size_t after = at == std::string::npos ? at : log.find(" after ", at);
+    if (after == std::string::npos || log.find(" tiles", after) == std::string::npos) return -1;
+    return std::strtol(log.c_str() + after + 7, nullptr, 10);
+}
+
+struct RunSpec {
+    uint64_t rows, cols;
+    std::string options;  // besides --rows, --cols and -o
+};
+
+std::string command(const RunSpec& r, const std::string& file) {
+    return "compute --rows " + std::to_string(r.rows) + " --cols " + std::to_string(r.cols) + " " +
+           r.options + " -o " + file;
+}
+
+class CliResume : public ::testing::Test {
+  protected:
+    TempDir dir;
+};
+
+// SIGTERM at several moments (by how much of the file is written), each resumed; one of them
+// stopped again while resuming and resumed once more. Both engine modes: a square (symmetric)
+// and a tall table (general: mirrored tiles filled into their sets).
+void stop_and_resume_at_several_moments(const RunSpec& run, const TempDir& dir) {
+    auto file = [&](const std::string& name) { return dir.file(name); };
+    const std::string reference = file("uninterrupted.h5");
+    const auto r = run_grundy(command(run, reference) + " -q");
+    ASSERT_EQ(r.status, 0) << r.output;
+    const MemoryTable expected = table_in_memory(run.rows, run.cols);
+    const uintmax_t final_size = fs::file_size(reference);
+
+    for (const double fraction : {0.0, 0.3, 0.65}) {
+        SCOPED_TRACE("stopped at " + std::to_string(fraction));
+        const std::string f = file("t" + std::to_string(static_cast<int>(fraction * 100)) + ".h5");
+        const Stopped s =
+            stop_when(command(run, f), f, static_cast<uintmax_t>(fraction * final_size), SIGTERM,
+                      file("log"));
+        ASSERT_EQ(s.status, 2) << s.log;
+        EXPECT_NE(s.log.find("interrupted by signal 15 after"), std::string::npos) << s.log;
+        EXPECT_NE(s.log.find("--resume"), std::string::npos) << s.log;
+        EXPECT_EQ(lines(s.log), 1u) << s.log;
+        ASSERT_TRUE(fs::exists(f));
+        EXPECT_EQ(attribute(f, "complete"), 0);
+        EXPECT_EQ(attribute(f, "resumable"), 1);
+        const long done = tiles_done(s.log);
+        EXPECT_GE(done, 0) << s.log;
+        // Readers refuse the unfinished file.
+        EXPECT_THROW(Hdf5TableReader{f}, Error);
+
+        if (fraction == 0.3) {
+            // Stopped again while resuming, a little further on, then resumed once more.
+            const Stopped again = stop_when(command(run, f) + " --resume", f,
+                                            fs::file_size(f) + (final_size - fs::file_size(f)) / 3,
+                                            SIGTERM, file("log2"));
+            ASSERT_EQ(again.status, 2) << again.log;
+            EXPECT_GE(tiles_done(again.log), done) << again.log;
+            EXPECT_EQ(attribute(f, "resumable"), 1);
+            EXPECT_EQ(attribute(f, "resumed_runs"), 1);
+        }
+        const auto resumed = run_grundy(command(run, f) + " --resume");
+        ASSERT_EQ(resumed.status, 0) << resumed.output;
+        EXPECT_NE(resumed.output.find("resumed:"), std::string::npos) << resumed.output;
+        if (done > 0) {
+            EXPECT_EQ(resumed.output.find("resumed: 0 cells"), std::string::npos) << resumed.output;
+        }
+        EXPECT_EQ(attribute(f, "complete"), 1);
+        EXPECT_EQ(attribute(f, "resumable"), 0);
+        EXPECT_EQ(attribute(f, "resumed_runs"), fraction == 0.3 ? 2 : 1);
+        expect_same_table(f, reference, expected);
+        // Once complete, nothing more to resume.
+        const auto more = run_grundy(command(run, f) + " --resume");
+        EXPECT_EQ(more.status, 2);
+        EXPECT_NE(more.output.find("already complete"), std::string::npos) << more.output;
+    }
+}
+
+TEST_F(CliResume, SquareStoppedAtSeveralMoments) {
+    stop_and_resume_at_several_moments({4096, 4096, "--tile 128 --threads 2"}, dir);
+}
+
+TEST_F(CliResume, TallTableStoppedAtSeveralMoments) {
+    stop_and_resume_at_several_moments({4000, 1500, "--tile 96 --threads 2"}, dir);
+}
+
+// Blosc and uncompressed chunks resume as well (the stored tiles are decoded by grundy).
+TEST_F(CliResume, OtherCompressions) {
+    for (const std::string c : {"none", "blosc"}) {
+        const RunSpec run{2000, 2500, "--tile 64 --threads 2 --compression " + c};
+        const std::string ref = dir.file(c + "-ref.h5"), f = dir.file(c + ".h5");
+        ASSERT_EQ(run_grundy(command(run, ref) + " -q").status, 0);
+        const Stopped s =
+            stop_when(command(run, f), f, fs::file_size(ref) / 2, SIGINT, dir.file("log"));
+        ASSERT_EQ(s.status, 2) << s.log;
+        EXPECT_NE(s.log.find("interrupted by signal 2"), std::string::npos) << s.log;
+        // --compression may be left out: the file's is used.
+        const auto r =
+            run_grundy("compute --rows 2000 --cols 2500 --threads 2 -q --resume -o " + f);
+        ASSERT_EQ(r.status, 0) << r.output;
+        expect_same_table(f, ref, table_in_memory(2000, 2500));
+    }
+}
+
+// A job file continues with `grundy run JOB.ini --resume`.
+TEST_F(CliResume, JobFileResume) {
+    const RunSpec run{2048, 2048, "--tile 64 --threads 2"};
+    const std::string ref = dir.file("ref.h5"), f = dir.file("job.h5");
+    ASSERT_EQ(run_grundy(command(run, ref) + " -q").status, 0);
+    // force = true, as in jobs/*.ini: --resume continues the file instead of overwriting it.
+    std::ofstream(dir.file("job.ini")) << "[compute]\nrows = 2048\ncols = 2048\ntile = 64\n"
+                                          "threads = 2\nforce = true\ncompression = deflate\n"
+                                          "output = "
+                                       << f << "\n";
+    const Stopped s =
+        stop_when("run " + dir.file("job.ini"), f, fs::file_size(ref) / 2, SIGTERM, dir.file("l"));
+    ASSERT_EQ(s.status, 2) << s.log;
+    const auto r = run_grundy("run " + dir.file("job.ini") + " --resume");
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("resumed: "), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("resumed: 0 cells"), std::string::npos) << r.output;
+    expect_same_table(f, ref, table_in_memory(2048, 2048));
+}
+
+// Every refusal: exit status 2, one line naming the reason, the file unchanged.
+TEST_F(CliResume, Refusals) {
+    const RunSpec run{1500, 1500, "--tile 64 --threads 2"};
+    const std::string stopped = dir.file("stopped.h5"), complete = dir.file("complete.h5");
+    ASSERT_EQ(run_grundy(command(run, complete) + " -q").status, 0);
+    const Stopped s = stop_when(command(run, stopped), stopped, fs::file_size(complete) / 2,
+                                SIGTERM, dir.file("log"));
+    ASSERT_EQ(s.status, 2) << s.log;
+    std::ofstream(dir.file("text.h5")) << "not an HDF5 file\n";
+    // Truncated, as a hard kill or a full disk may leave it.
+    const std::string bytes = slurp(stopped);
+    std::ofstream(dir.file("truncated.h5"), std::ios::binary) << bytes.substr(0, bytes.size() / 3);
+    // A file with complete = 0 but no resumable = 1 (written by an older grundy).
+    fs::copy_file(stopped, dir.file("old.h5"));
+    hid_t h = H5Fopen(dir.file("old.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(H5Adelete(h, "resumable"), 0);
+    H5Fclose(h);
+
+    struct Case {
+        std::string args, file, message;
+    };
+    const std::string base = "compute --rows 1500 --cols 1500 --threads 2 --resume ";
+    const std::vector<Case> cases = {
+        {base + "-o " + dir.file("missing.h5"), "", "no such file"},
+        {base + "-o " + complete, complete, "already complete"},
+        {base + "--tile 128 -o " + stopped, stopped, "was computed with --tile 64, not 128"},
+        {"compute --rows 1501 --cols 1500 --resume -o " + stopped, stopped,
+         "was computed with --rows 1500, not 1501"},
+        {"compute --rows 1500 --cols 2000 --resume -o " + stopped, stopped, "--cols 1500, not"},
+        {base + "--compression deflate:4 -o " + stopped, stopped,
+         "was computed with --compression deflate:1, not deflate:4"},
+        {base + "--compression blosc -o " + stopped, stopped, "--compression deflate:1"},
+        {base + "-o " + dir.file("text.h5"), dir.file("text.h5"), "not an HDF5 file"},
+        {base + "-o " + dir.file("truncated.h5"), dir.file("truncated.h5"), "cannot resume"},
+        {base + "-o " + dir.file("old.h5"), dir.file("old.h5"), "not resumable"},
+        {base + "-o " + dir.path().string(), "", "is a directory"},
+        {"compute --rows 1500 --cols 1500 --resume --no-output", "", "--resume needs --output"},
+        {base + "--checkpoint-every soon -o " + stopped, stopped, "--checkpoint-every"},
+    };
+    for (const Case& c : cases) {
+        const std::string before = c.file.empty() ? "" : slurp(c.file);
+        const auto r = run_grundy(c.args);
+        EXPECT_EQ(r.status, 2) << c.args << "\n" << r.output;
+        EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+        EXPECT_EQ(lines(r.output), 1u) << c.args << "\n" << r.output;
+        if (!c.file.empty()) {
+            EXPECT_TRUE(slurp(c.file) == before) << c.args << ": file changed";
+        }
+    }
+    EXPECT_FALSE(fs::exists(dir.file("missing.h5")));
+    // After all that the stopped file still resumes.
+    const auto r = run_grundy(base + "-q -o " + stopped);
+    EXPECT_EQ(r.status, 0) << r.output;
+    expect_same_table(stopped, complete, table_in_memory(1500, 1500));
+}
+
+// A stored chunk damaged on disk: refused with one line when its tile is read back, and the
+// file is left as it was (nothing is written before every stored tile has been replayed).
+TEST_F(CliResume, DamagedStoredChunk) {
+    const RunSpec run{1500, 1500, "--tile 64 --threads 2"};
+    const std::string ref = dir.file("ref.h5"), f = dir.file("f.h5");
+    ASSERT_EQ(run_grundy(command(run, ref) + " -q").status, 0);
+    const Stopped s =
+        stop_when(command(run, f), f, fs::file_size(ref) / 2, SIGTERM, dir.file("log"));
+    ASSERT_EQ(s.status, 2) << s.log;
+    haddr_t addr = HADDR_UNDEF;
+    hsize_t size = 0;
+    {
+        hid_t h = H5Fopen(f.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+        hid_t d = H5Dopen2(h, "grundy", H5P_DEFAULT);
+        const hsize_t offset[2] = {64, 64};
+        unsigned mask = 0;
+        H5Dget_chunk_info_by_coord(d, offset, &mask, &addr, &size);
+        H5Dclose(d);
+        H5Fclose(h);
+    }
+    ASSERT_NE(addr, HADDR_UNDEF);
+    std::string bytes = slurp(f);
+    for (hsize_t k = size / 2; k < size / 2 + 64; ++k) bytes[addr + k] ^= 0x5A;
+    std::ofstream(f, std::ios::binary) << bytes;
+    const auto r = run_grundy(command(run, f) + " --resume");
+    EXPECT_EQ(r.status, 2) << r.output;
+    EXPECT_NE(r.output.find("damaged"), std::string::npos) << r.output;
+    EXPECT_EQ(lines(r.output), 1u) << r.output;
+    EXPECT_TRUE(slurp(f) == bytes) << "file changed";
+}
+
+// SIGKILL gives no chance to close the file. With frequent checkpoints the file usually
+// resumes; when it does not, --resume says so in one line. Never a crash, never a wrong table.
+TEST_F(CliResume, HardKill) {
+    const RunSpec run{3000, 3000, "--tile 64 --threads 2 --checkpoint-every 0.02"};
+    const std::string ref = dir.file("ref.h5");
+    ASSERT_EQ(run_grundy(command(run, ref) + " -q").status, 0);
+    const MemoryTable expected = table_in_memory(3000, 3000);
+    int resumed = 0;
+    for (const double fraction : {0.2, 0.5, 0.8}) {
+        SCOPED_TRACE("killed at " + std::to_string(fraction));
+        const std::string f = dir.file("k" + std::to_string(static_cast<int>(fraction * 10)));
+        const Stopped s =
+            stop_when(command(run, f), f, static_cast<uintmax_t>(fraction * fs::file_size(ref)),
+                      SIGKILL, dir.file("log"));
+        ASSERT_EQ(s.status, 128 + SIGKILL) << s.log;
+        const auto r = run_grundy(command(run, f) + " --resume -q");
+        if (r.status == 0) {
+            ++resumed;
+            expect_same_table(f, ref, expected);
+        } else {
+            EXPECT_EQ(r.status, 2) << r.output;
+            EXPECT_EQ(lines(r.output), 1u) << r.output;
+        }
+    }
+    GTEST_LOG_(INFO) << resumed << " of 3 killed runs resumed";
+}
+
+// A second signal while stopping ends the run at once and removes its file; if the first
+// stop was already over, the file is the usual resumable one.
+TEST_F(CliResume, SecondSignalAbortsAtOnce) {
+    const RunSpec run{4096, 4096, "--tile 512 --threads 1"};
+    const std::string f = dir.file("f.h5");
+    const pid_t pid = spawn_grundy(command(run, f), dir.file("log"));
+    ASSERT_GT(pid, 0);
+    while (!fs::exists(f) && still_running(pid))
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ::kill(pid, SIGTERM);
+    ::kill(pid, SIGINT);  // another signal number, so the two are not merged into one
+    const int status = wait_grundy(pid);
+    const std::string log = slurp(dir.file("log"));
+    // Pending signals are delivered lowest number first: either one may be the second.
+    if (status == 128 + SIGINT || status == 128 + SIGTERM) {
+        EXPECT_NE(log.find("stopped at once by a second signal"), std::string::npos) << log;
+        EXPECT_FALSE(fs::exists(f));
+    } else {
+        EXPECT_EQ(status, 2) << log;
+        EXPECT_EQ(attribute(f, "resumable"), 1);
+    }
+}
+
+}  // namespace
+}  // namespace grundy
