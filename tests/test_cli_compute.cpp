@@ -18,26 +18,10 @@
 namespace grundy {
 namespace {
 
+using testing::expect_file_equals;
 using testing::run_grundy;
+using testing::table_in_memory;
 using testing::TempDir;
-
-MemoryTable table_in_memory(uint64_t rows, uint64_t cols) {
-    MemoryTable t;
-    EngineOptions o;
-    o.rows = rows;
-    o.cols = cols;
-    compute_table(o, t);
-    return t;
-}
-
-void expect_file_equals(const std::string& path, const MemoryTable& expected) {
-    Hdf5TableReader reader(path);
-    ASSERT_EQ(reader.rows(), expected.rows());
-    ASSERT_EQ(reader.cols(), expected.cols());
-    std::vector<uint32_t> values(reader.rows() * reader.cols());
-    reader.read(0, 0, reader.cols(), reader.rows(), values.data());
-    EXPECT_EQ(values, expected.values());
-}
 
 TEST(CliCompute, Hdf5RoundTrip) {
     TempDir dir;

@@ -107,6 +107,7 @@ class Hdf5Writer final : public TileSink {
     uint64_t file_bytes() const;     // size of the finished file
 
   private:
+    void close_with_record(const RunRecord& record, bool resumable);
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -44,8 +44,8 @@ inline uint64_t mex_scan_summary(const BitWindow& a, const BitWindow& b, const B
     // word do not depend on each other, so the CPU can have their loads in flight together.
     ++w;
     uint64_t s = w / 64;
-    uint64_t open = ~(a.full_summary(s) | b.full_summary(s) | c.full_summary(s)) &
-                    (~uint64_t{0} << (w % 64));
+    uint64_t open =
+        ~(a.full_summary(s) | b.full_summary(s) | c.full_summary(s)) & (~uint64_t{0} << (w % 64));
     for (;;) {
         while (open != 0) {
             const uint64_t cw = s * 64 + static_cast<uint64_t>(__builtin_ctzll(open));

@@ -522,31 +522,29 @@ void write_record(hid_t f, const RunRecord& record, const StoppedRun* stopped,
 
 }  // namespace
 
-void Hdf5Writer::stop(const RunRecord& record) {
+// Stops the writer thread, records the run, closes the file and syncs it to disk: the common
+// end of a stopped (resumable) and a finished run.
+void Hdf5Writer::close_with_record(const RunRecord& record, bool resumable) {
     Impl& m = *impl_;
     m.stop_writer();
     if (!m.write_error.empty()) throw Error(m.write_error);
     m.touched = true;
     const hid_t f = m.file.get();
     write_record(f, record, stopped_run(), m.resumed_runs);
-    io::write_attribute(f, "resumable", int32_t{1});
+    io::write_attribute(f, "resumable", int32_t{resumable ? 1 : 0});
     const bool closed = m.dataset.reset() && m.file.reset();
     if (!closed) throw Error("cannot finish writing " + m.options.path + " (disk full?)");
     fsync_path(m.options.path);
-    m.kept = true;
+}
+
+void Hdf5Writer::stop(const RunRecord& record) {
+    close_with_record(record, true);
+    impl_->kept = true;
 }
 
 void Hdf5Writer::finish(const RunRecord& record) {
     Impl& m = *impl_;
-    m.stop_writer();
-    if (!m.write_error.empty()) throw Error(m.write_error);
-    m.touched = true;
-    const hid_t f = m.file.get();
-    write_record(f, record, stopped_run(), m.resumed_runs);
-    io::write_attribute(f, "resumable", int32_t{0});  // nothing left to resume
-    const bool closed = m.dataset.reset() && m.file.reset();
-    if (!closed) throw Error("cannot finish writing " + m.options.path + " (disk full?)");
-    fsync_path(m.options.path);
+    close_with_record(record, false);  // nothing left to resume
     // Only now, with everything on disk, does the file say it is complete.
     H5Handle file(H5Fopen(m.options.path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
     if (!file.valid()) throw Error("cannot reopen " + m.options.path);
