@@ -381,16 +381,22 @@ TEST(PeriodsCli, SigkillAtSeveralMomentsThenResume) {
     EXPECT_GE(resumed_from_checkpoint, 4);
 }
 
-TEST(PeriodsCli, SigtermSavesAndExits75) {
-    Temp tmp;
-    ASSERT_EQ(run_cli({"periods", "--rows", "30", "--csv", tmp / "ref.csv", "-q"}, tmp / "log"), 0);
-    const std::string ck = tmp / "ck";
+// Starts a slowed-down run of 30 rows checkpointing to `ck`, sends SIGTERM after 300 ms and
+// returns its exit status.
+int stop_slow_run(const Temp& tmp, const std::string& ck) {
     const pid_t pid = spawn({"periods", "--rows", "30", "--checkpoint", ck, "--test-delay-us", "50",
                              "--csv", tmp / "out.csv", "-q"},
                             tmp / "log");
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     ::kill(pid, SIGTERM);
-    ASSERT_EQ(wait_status(pid), 75) << slurp(tmp / "log");
+    return wait_status(pid);
+}
+
+TEST(PeriodsCli, SigtermSavesAndExits75) {
+    Temp tmp;
+    ASSERT_EQ(run_cli({"periods", "--rows", "30", "--csv", tmp / "ref.csv", "-q"}, tmp / "log"), 0);
+    const std::string ck = tmp / "ck";
+    ASSERT_EQ(stop_slow_run(tmp, ck), 75) << slurp(tmp / "log");
     ASSERT_TRUE(fs::exists(ck));  // saved on the signal, long before the 300 s interval
     ASSERT_EQ(run_cli({"periods", "--rows", "30", "--checkpoint", ck, "--resume", "--csv",
                        tmp / "out.csv", "-q"},
@@ -441,12 +447,7 @@ TEST(PeriodsCli, CheckpointsResumeAcrossThreadCounts) {
 TEST(PeriodsCli, CorruptOrMismatchedCheckpointExit2) {
     Temp tmp;
     const std::string ck = tmp / "ck";
-    const pid_t pid = spawn({"periods", "--rows", "30", "--checkpoint", ck, "--test-delay-us", "50",
-                             "--csv", tmp / "out.csv", "-q"},
-                            tmp / "log");
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    ::kill(pid, SIGTERM);
-    ASSERT_EQ(wait_status(pid), 75);
+    ASSERT_EQ(stop_slow_run(tmp, ck), 75);
     // Another number of rows.
     EXPECT_EQ(
         run_cli({"periods", "--rows", "31", "--checkpoint", ck, "--resume", "-q"}, tmp / "log2"),

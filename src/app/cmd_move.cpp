@@ -23,14 +23,6 @@ void describe(po::options_description& o, std::vector<std::string>& positional) 
     positional.push_back("position");
 }
 
-WythoffPosition parse_position(const po::variables_map& v) {
-    const auto xy = v.count("position") ? v["position"].as<std::vector<std::string>>()
-                                        : std::vector<std::string>{};
-    if (xy.size() != 2) throw Error("give a position X Y (two whole numbers) or --sum \"...\"");
-    return {parse_whole_number("X", xy[0], 0, kMaxCoordinate),
-            parse_whole_number("Y", xy[1], 0, kMaxCoordinate)};
-}
-
 int run_sum(const po::variables_map& v) {
     if (v.count("position")) throw Error("give either a position X Y or --sum, not both");
     if (v["all"].as<bool>()) throw Error("--all applies to a position X Y, not to --sum");

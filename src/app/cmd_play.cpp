@@ -48,12 +48,8 @@ int run(const po::variables_map& v) {
     const uint64_t max_moves = count_option(v, "max-moves", 0, uint64_t{1} << 40);
     if (v.count("sum")) return run_sum(v, max_moves);
     if (v.count("table")) throw Error("--table applies to --sum");
-    const auto xy = v.count("position") ? v["position"].as<std::vector<std::string>>()
-                                        : std::vector<std::string>{};
-    if (xy.size() != 2) throw Error("give a position X Y (two whole numbers) or --sum \"...\"");
-    const uint64_t x = parse_whole_number("X", xy[0], 0, kMaxCoordinate);
-    const uint64_t y = parse_whole_number("Y", xy[1], 0, kMaxCoordinate);
-    const auto game = wythoff_perfect_game(x, y, max_moves);
+    const WythoffPosition start = parse_position(v);
+    const auto game = wythoff_perfect_game(start.x, start.y, max_moves);
     for (size_t i = 0; i < game.size(); ++i) {
         const auto& p = game[i];
         std::ostringstream text;  // not string +: GCC 12 warns falsely (-Wrestrict) on it

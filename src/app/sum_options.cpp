@@ -1,8 +1,17 @@
 #include "app/sum_options.hpp"
 
 #include "app/options.hpp"
+#include "grundy/error.hpp"
 
 namespace grundy::app {
+
+WythoffPosition parse_position(const po::variables_map& v) {
+    const auto xy = v.count("position") ? v["position"].as<std::vector<std::string>>()
+                                        : std::vector<std::string>{};
+    if (xy.size() != 2) throw Error("give a position X Y (two whole numbers) or --sum \"...\"");
+    return {parse_whole_number("X", xy[0], 0, kMaxCoordinate),
+            parse_whole_number("Y", xy[1], 0, kMaxCoordinate)};
+}
 
 void describe_sum_value_options(po::options_description& o) {
     // clang-format off

@@ -9,6 +9,10 @@
 
 namespace grundy::app {
 
+// The position X Y of `grundy move` and `grundy play` (positional "position"). Throws
+// grundy::Error unless it is two whole numbers.
+WythoffPosition parse_position(const po::variables_map& v);
+
 // Adds --table, --max-cells and --threads.
 void describe_sum_value_options(po::options_description& o);
 

@@ -34,26 +34,6 @@ int64_t prepare_tile(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint6
     return bytes;
 }
 
-int64_t fill_tile(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
-                  const uint32_t* values) {
-    int64_t bytes = prepare_tile(s, x0, x1, y0, y1, false);
-    const uint64_t width = x1 - x0;
-    for (uint64_t y = y0; y < y1; ++y) {
-        BitWindow& row = s.row_sets[y];
-        BitWindow* col = &s.col_sets[x0];
-        BitWindow* dia = &s.diag(x0, y);
-        const uint32_t* in = values + (y - y0) * width;
-        for (uint64_t i = 0; i < width; ++i) {
-            // The value is in none of the three sets yet and at least every floor, so at least
-            // every low-water mark: insert's precondition holds in any order of the cells.
-            row.insert(in[i]);
-            col[i].insert(in[i]);
-            dia[i].insert(in[i]);
-        }
-    }
-    return bytes;
-}
-
 namespace {
 
 [[noreturn]] void impossible_value(uint64_t x, uint64_t y, uint32_t v) {
@@ -62,9 +42,10 @@ namespace {
                 " is impossible there (damaged file?)");
 }
 
-}  // namespace
-
-int64_t replay_tile(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
+// The sets' side of a tile's sweep with its values already known: fill_tile (values this run
+// computed, unchecked) and replay_tile (values read from a file, each checked first).
+template <bool kChecked>
+int64_t insert_tile(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
                     const uint32_t* values, bool lower_half) {
     int64_t bytes = prepare_tile(s, x0, x1, y0, y1, lower_half);
     const uint64_t width = x1 - x0;
@@ -74,8 +55,8 @@ int64_t replay_tile(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64
         BitWindow* dia = &s.diag(x0, y);
         const uint32_t* in = values + (y - y0) * width;
         // A true value is at most x + y (so inside the words prepare_tile reserved) and in
-        // none of its sets yet (so at least every low-water mark): checking both keeps insert's
-        // precondition whatever the file holds.
+        // none of its sets yet (so at least every low-water mark): insert's precondition, in
+        // any order of the cells. Checking both keeps it whatever a file holds.
         uint64_t first = 0;
         if (lower_half && y > x0) {
             // Left of the diagonal the sweep copied g(y, x) from an earlier row of the tile
@@ -83,21 +64,35 @@ int64_t replay_tile(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64
             first = std::min(y, x1) - x0;
             for (uint64_t i = 0; i < first; ++i) {
                 const uint32_t v = in[i];
-                if (v != values[i * width + (y - x0)] || v > x0 + i + y || row.contains(v))
-                    impossible_value(x0 + i, y, v);
+                if constexpr (kChecked)
+                    if (v != values[i * width + (y - x0)] || v > x0 + i + y || row.contains(v))
+                        impossible_value(x0 + i, y, v);
                 row.insert(v);
             }
         }
         for (uint64_t i = first; i < width; ++i) {
             const uint32_t v = in[i];
-            if (v > x0 + i + y || row.contains(v) || col[i].contains(v) || dia[i].contains(v))
-                impossible_value(x0 + i, y, v);
+            if constexpr (kChecked)
+                if (v > x0 + i + y || row.contains(v) || col[i].contains(v) || dia[i].contains(v))
+                    impossible_value(x0 + i, y, v);
             row.insert(v);
             col[i].insert(v);
             dia[i].insert(v);
         }
     }
     return bytes;
+}
+
+}  // namespace
+
+int64_t fill_tile(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
+                  const uint32_t* values) {
+    return insert_tile<false>(s, x0, x1, y0, y1, values, false);
+}
+
+int64_t replay_tile(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
+                    const uint32_t* values, bool lower_half) {
+    return insert_tile<true>(s, x0, x1, y0, y1, values, lower_half);
 }
 
 int64_t close_finished_sets(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1) {
