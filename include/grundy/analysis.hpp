@@ -67,6 +67,10 @@ struct PropertyCheck {
 };
 struct PropertiesReport {
     std::vector<PropertyCheck> checks;
+    // How the repeats in columns and diagonals were ruled out: every set checked, or, on a
+    // table whose every check passed, the mirrored ones (columns x < rows, diagonals x < y)
+    // through the symmetry check.
+    std::string method;
     bool ok() const;
 };
 PropertiesReport check_properties(const Hdf5TableReader& table, int threads = 0);

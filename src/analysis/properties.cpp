@@ -94,10 +94,12 @@ static uint64_t column_window_start(uint64_t x, uint64_t rows, uint64_t band_wid
     return xa > 2 * rows ? (xa - 2 * rows) / 64 : 0;
 }
 
-PropertiesPass::PropertiesPass(uint64_t rows, uint64_t cols, uint64_t column_band_width)
+PropertiesPass::PropertiesPass(uint64_t rows, uint64_t cols, uint64_t column_band_width,
+                               bool by_symmetry)
     : rows_(rows),
       cols_(cols),
       M_(std::min(rows, cols)),
+      by_symmetry_(by_symmetry && rows <= cols),
       col_first_(cols),
       col_offset_(cols + 1),
       diagonals_(rows + cols > 0 ? rows + cols - 1 : 0),
@@ -113,11 +115,11 @@ PropertiesPass::PropertiesPass(uint64_t rows, uint64_t cols, uint64_t column_ban
         weight_[m] = (z ^ (z >> 31)) | 1;
     }
     // Column x holds values up to x + Y - 1 by the bounds: O(Y) words per column, O(x) only
-    // while x < 2Y.
+    // while x < 2Y. None for the columns left to symmetry.
     for (uint64_t x = 0; x < cols; ++x) {
         col_first_[x] = column_window_start(x, rows, std::max<uint64_t>(1, column_band_width));
-        col_offset_[x + 1] =
-            col_offset_[x] + (rows > 0 ? (x + rows - 1) / 64 + 1 - col_first_[x] : 0);
+        const bool set = rows > 0 && !(by_symmetry_ && x < rows);
+        col_offset_[x + 1] = col_offset_[x] + (set ? (x + rows - 1) / 64 + 1 - col_first_[x] : 0);
     }
     // Huge pages: the column checks walk 50 MB of sets at random on a 16384^2 table.
     col_bits_.reset(static_cast<uint64_t*>(huge_alloc(col_offset_[cols] * sizeof(uint64_t))));
@@ -191,6 +193,16 @@ void PropertiesPass::row(const RowBand& band, uint64_t y, int thread) {
         row_mex_[y] = 64 * w + static_cast<uint64_t>(std::countr_one(bits[w]));
     }
     std::fill_n(bits, slot.row_bits.size(), 0);
+}
+
+void PropertiesPass::column_prints(const RowBand& b, uint64_t x_begin, uint64_t x_end) {
+    // Row by row, so the loop over the columns reads the band contiguously (vectorised).
+    uint64_t* print = col_print_.data();
+    for (uint64_t y = std::max(b.y0, x_begin + 1); y < std::min(b.y0 + b.height, M_); ++y) {
+        const uint32_t* row = b.row(y);
+        const uint64_t weight = weight_[y];
+        for (uint64_t x = x_begin; x < std::min(x_end, y); ++x) print[x] += weight * row[x];
+    }
 }
 
 void PropertiesPass::columns(const RowBand& b, uint64_t x_begin, uint64_t x_end, Slot& slot) {
@@ -373,14 +385,20 @@ void PropertiesPass::piece(const RowBand& b, const BandPiece& piece, int thread)
     Slot& slot = slots_[static_cast<size_t>(thread)];
     const uint64_t Y = rows_, y0 = b.y0, y1 = b.y0 + b.height;
     const uint64_t xa = piece.x0, xb = piece.x1;
-    // A column lies in one piece: nothing to wait for.
-    columns(b, xa, xb, slot);
+    // A column lies in one piece: nothing to wait for. Left to symmetry, columns x < Y keep
+    // their fingerprints only.
+    const uint64_t x_sets = by_symmetry_ ? std::clamp(Y, xa, xb) : xa;
+    column_prints(b, xa, x_sets);
+    columns(b, x_sets, xb, slot);
     // Diagonal k (x - y = k - (Y - 1)) meets columns [xa, xb) in this band for k in
     // [xa + Y - y1, xb + Y - 1 - y0). Those whose first cell in the band lies in this piece
     // (k >= xa + Y - 1 - y0) are this piece's alone so far; the others have cells in pieces to
     // the left, which must take in theirs first: each set takes in its cells bottom up, so that
     // a repeat is named at its second cell.
-    const uint64_t k_lo = xa + Y - y1, k_mid = xa + Y - 1 - y0, k_hi = xb + Y - 1 - y0;
+    // Left to symmetry, the diagonals x < y (k < Y - 1) are not checked.
+    const uint64_t k_min = by_symmetry_ ? Y - 1 : 0;
+    const uint64_t k_lo = std::max(k_min, xa + Y - y1), k_hi = xb + Y - 1 - y0;
+    const uint64_t k_mid = std::clamp(xa + Y - 1 - y0, k_lo, k_hi);
     diagonals(b, xa, xb, k_mid, k_hi, slot);
     piece.wait_left();
     diagonals(b, xa, xb, k_lo, k_mid, slot);
@@ -448,17 +466,35 @@ PropertiesReport PropertiesPass::report() const {
                     " holds every value below ", need, ")");
     }
     report.checks = {symmetry, b, r, c, d, complete};
+    report.method =
+        by_symmetry_
+            ? "columns x < rows and diagonals x < y by symmetry (their cells mirror row x and "
+              "diagonal y - x), the other sets checked"
+            : "every row, column and diagonal set checked";
     return report;
 }
 
 }  // namespace analysis
 
-PropertiesReport check_properties(const Hdf5TableReader& table, int threads) {
-    analysis::PropertiesPass pass(table.rows(), table.cols(), analysis::column_band_width(table));
+namespace analysis {
+
+PropertiesReport check_properties(const Hdf5TableReader& table, int threads, bool by_symmetry) {
+    PropertiesPass pass(table.rows(), table.cols(), column_band_width(table), by_symmetry);
     pass.set_table(&table);
-    analysis::RowBandPass* passes[] = {&pass};
-    analysis::stream_row_bands(table, passes, threads);
-    return pass.report();
+    RowBandPass* passes[] = {&pass};
+    stream_row_bands(table, passes, threads);
+    return properties_report(pass, table, threads);
+}
+
+PropertiesReport properties_report(const PropertiesPass& pass, const Hdf5TableReader& table,
+                                   int threads) {
+    return pass.by_symmetry_failed() ? check_properties(table, threads, false) : pass.report();
+}
+
+}  // namespace analysis
+
+PropertiesReport check_properties(const Hdf5TableReader& table, int threads) {
+    return analysis::check_properties(table, threads, true);
 }
 
 }  // namespace grundy

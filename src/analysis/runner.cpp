@@ -134,6 +134,7 @@ void store(const std::string& path, const AnalysisReport& r) {
     }
     if (r.properties) {
         io::write_attribute(g, "properties_ok", int32_t{r.properties->ok()});
+        io::write_attribute(g, "properties_method", r.properties->method);
         for (const PropertyCheck& c : r.properties->checks)
             io::write_attribute(g, ("property_" + c.name).c_str(),
                                 c.first_violation ? *c.first_violation : std::string("ok"));
@@ -200,7 +201,7 @@ AnalysisReport analyze_table(const std::string& path, const AnalysisOptions& o) 
                 (ppositions = std::make_unique<analysis::PPositionPass>(r.rows, r.cols)).get());
         if (o.properties) {
             properties = std::make_unique<analysis::PropertiesPass>(
-                r.rows, r.cols, analysis::column_band_width(table));
+                r.rows, r.cols, analysis::column_band_width(table), /*by_symmetry=*/true);
             properties->set_table(&table);
             passes.push_back(properties.get());
         }
@@ -213,7 +214,7 @@ AnalysisReport analyze_table(const std::string& path, const AnalysisOptions& o) 
         }
         if (periodicity) r.periods = periodicity->take();
         if (ppositions) r.ppositions = ppositions->report();
-        if (properties) r.properties = properties->report();
+        if (properties) r.properties = analysis::properties_report(*properties, table, o.threads);
     }  // the reader is closed before the file is opened for writing
     if (o.csv_path.size()) write_row_periods_csv(*r.periods, o.csv_path);
     if (o.store) store(path, r);
