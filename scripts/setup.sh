@@ -4,7 +4,7 @@
 GRUNDY_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 GRUNDY_PACKAGES=(
   cmake g++ make pkg-config
-  libhdf5-dev hdf5-tools libboost-program-options-dev libgtest-dev zlib1g-dev libdeflate-dev libisal-dev
+  libhdf5-dev hdf5-tools libboost-program-options-dev libgtest-dev zlib1g-dev libdeflate-dev
   libblosc-dev hdf5-filter-plugin-blosc-serial
   python3 python3-h5py python3-numpy python3-matplotlib python3-pytest
 )

@@ -1,7 +1,6 @@
 #include "io/chunk_codec.hpp"
 
 #include <blosc.h>
-#include <isa-l/igzip_lib.h>
 #include <libdeflate.h>
 
 #include <algorithm>
@@ -40,37 +39,6 @@ libdeflate_compressor* compressor_for(int level) {
     return compressor.get();
 }
 
-// Raw deflate of n bytes into out (capacity cap); returns the bytes written, 0 if they do not
-// fit. Level 1 (the default) goes to ISA-L's igzip level 1: on the high byte planes of these
-// tables it runs at 590 MB/s against libdeflate's 233 MB/s, for a ratio of 4.5 instead of 4.9
-// (the file grows by 1%). The higher levels are libdeflate's, for users who trade time for
-// size. Both write standard deflate, which every inflate reads.
-size_t deflate_raw(int level, const uint8_t* in, size_t n, uint8_t* out, size_t cap) {
-    if (level == 1) {
-        thread_local std::vector<uint8_t> level_buffer(ISAL_DEF_LVL1_DEFAULT);
-        isal_zstream z;
-        isal_deflate_stateless_init(&z);
-        z.level = 1;
-        z.level_buf = level_buffer.data();
-        z.level_buf_size = static_cast<uint32_t>(level_buffer.size());
-        z.next_in = const_cast<uint8_t*>(in);  // not written: the API lacks the const
-        z.avail_in = static_cast<uint32_t>(n);
-        z.next_out = out;
-        z.avail_out = static_cast<uint32_t>(cap);
-        z.end_of_stream = 1;
-        z.flush = NO_FLUSH;
-        return isal_deflate_stateless(&z) == COMP_OK ? z.total_out : 0;
-    }
-    return libdeflate_deflate_compress(compressor_for(level), in, n, out, cap);
-}
-
-// Room for the raw deflate of n bytes, whichever encoder: more than libdeflate's bound (stored
-// blocks at worst) and ISA-L's largest block header. An encoder that would need more says so
-// (0), and the chunk is stored.
-size_t deflate_bound(size_t n) {
-    return n + n / 8 + ISAL_DEF_MAX_HDR_SIZE + 1024;
-}
-
 // Lays the tile out as a full chunk of little-endian values, byte-shuffled when `shuffle`:
 // byte k of every value goes to plane k, which is what H5Z's shuffle filter writes.
 template <typename T>
@@ -97,14 +65,14 @@ void layout(const TileView& tile, uint32_t chunk_rows, uint32_t chunk_cols, bool
 // Whether deflate would shrink a byte plane, judged on a sample of it: in these tables the
 // low bytes of the values look random and deflate spends most of its time failing to shrink
 // them. Trying 4 KiB costs a sixteenth of compressing a 64 KiB plane.
-bool worth_compressing(int level, const uint8_t* p, size_t n) {
+bool worth_compressing(libdeflate_compressor* c, const uint8_t* p, size_t n) {
     constexpr size_t kSample = 4096;
     constexpr double kMinGain = 0.03;
     const size_t len = std::min(n, kSample);
     const uint8_t* sample = p + (n - len) / 2;
     thread_local std::vector<uint8_t> scratch;
-    scratch.resize(deflate_bound(len));
-    const size_t out = deflate_raw(level, sample, len, scratch.data(), scratch.size());
+    scratch.resize(libdeflate_deflate_compress_bound(c, len));
+    const size_t out = libdeflate_deflate_compress(c, sample, len, scratch.data(), scratch.size());
     return out != 0 && static_cast<double>(out) < (1.0 - kMinGain) * static_cast<double>(len);
 }
 
@@ -132,22 +100,23 @@ void append_stored(const uint8_t* p, size_t n, std::vector<uint8_t>& out) {
 // any inflate (HDF5's deflate filter included), at about half the cost.
 size_t zlib_stream_of_planes(const uint8_t* data, size_t values, unsigned planes, int level,
                              std::vector<uint8_t>& out) {
+    libdeflate_compressor* c = compressor_for(level);
     // Leading planes to store. The last plane is never sampled: if every plane before it is
     // random it is compressed anyway, and a chunk that does not shrink at all is stored whole
     // by the caller.
     unsigned stored = 0;
-    while (stored + 1 < planes && !worth_compressing(level, data + stored * values, values))
-        ++stored;
+    while (stored + 1 < planes && !worth_compressing(c, data + stored * values, values)) ++stored;
     const size_t total = values * planes, head = values * stored, tail = total - head;
     out.clear();
-    out.reserve(2 + head + head / 65535 * 5 + 5 + deflate_bound(tail) + 4);
+    out.reserve(2 + head + head / 65535 * 5 + 5 + libdeflate_deflate_compress_bound(c, tail) + 4);
     out.push_back(0x78);  // zlib header: deflate, 32 KiB window, (0x78 << 8 | 0x01) % 31 == 0
     out.push_back(0x01);
     append_stored(data, head, out);
     if (tail > 0) {
         const size_t at = out.size();
-        out.resize(at + deflate_bound(tail));
-        const size_t n = deflate_raw(level, data + head, tail, out.data() + at, out.size() - at);
+        out.resize(at + libdeflate_deflate_compress_bound(c, tail));
+        const size_t n =
+            libdeflate_deflate_compress(c, data + head, tail, out.data() + at, out.size() - at);
         if (n == 0) return SIZE_MAX;
         out.resize(at + n);
     } else {
