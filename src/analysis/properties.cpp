@@ -397,7 +397,7 @@ void PropertiesPass::piece(const RowBand& b, const BandPiece& piece, int thread)
     // a repeat is named at its second cell.
     // Left to symmetry, the diagonals x < y (k < Y - 1) are not checked.
     const uint64_t k_min = by_symmetry_ ? Y - 1 : 0;
-    const uint64_t k_lo = std::max(k_min, xa + Y - y1), k_hi = xb + Y - 1 - y0;
+    const uint64_t k_lo = std::max(k_min, xa + Y - y1), k_hi = std::max(k_lo, xb + Y - 1 - y0);
     const uint64_t k_mid = std::clamp(xa + Y - 1 - y0, k_lo, k_hi);
     diagonals(b, xa, xb, k_mid, k_hi, slot);
     piece.wait_left();
