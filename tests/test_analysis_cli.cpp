@@ -58,6 +58,10 @@ TEST(AnalysisCli, AnalyzeWritesCsvJsonAndTheAnalysisGroup) {
     ASSERT_EQ(r.status, 0) << r.output;
     EXPECT_NE(r.output.find("\"ok\":true"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("\"block\":[8,9,4,2,9,4]"), std::string::npos) << r.output;
+    // 6 rows x 2048 columns: the mirrored columns and diagonals were left to symmetry.
+    EXPECT_NE(r.output.find("\"method\":\"columns x < rows and diagonals x < y by symmetry"),
+              std::string::npos)
+        << r.output;
 
     const auto rows = read_csv(csv);
     ASSERT_EQ(rows.size(), 7u);
@@ -82,6 +86,8 @@ TEST(AnalysisCli, AnalyzeWritesCsvJsonAndTheAnalysisGroup) {
     const hid_t g = H5Gopen2(file, "analysis", H5P_DEFAULT);
     EXPECT_EQ(io::read_int_attribute(g, "verify_ok").value_or(-1), 1);
     EXPECT_EQ(io::read_int_attribute(g, "ppositions_ok").value_or(-1), 1);
+    EXPECT_NE(io::read_string_attribute(g, "properties_method").value_or("").find("by symmetry"),
+              std::string::npos);
     H5Gclose(g);
     H5Dclose(d);
     H5Fclose(file);

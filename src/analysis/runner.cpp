@@ -307,7 +307,7 @@ std::string summary_json(const AnalysisReport& r) {
             << ",\"first_disagreement\":" << json_optional(r.ppositions->first_disagreement) << "}";
     if (r.properties) {
         out << ",\"properties\":{\"ok\":" << (r.properties->ok() ? "true" : "false")
-            << ",\"checks\":[";
+            << ",\"method\":" << json_string(r.properties->method) << ",\"checks\":[";
         bool first = true;
         for (const PropertyCheck& c : r.properties->checks) {
             out << (first ? "" : ",") << "{\"name\":" << json_string(c.name)
