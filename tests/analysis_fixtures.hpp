@@ -1,17 +1,21 @@
 // Helpers for the analysis tests: scratch directories, tables written through the real writer,
-// one cell overwritten with the HDF5 C API, and the bad files every reader must refuse.
+// one cell overwritten with the HDF5 C API, the bad files every reader must refuse, and
+// properties reports looked into.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <hdf5.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "grundy/analysis.hpp"
 #include "grundy/engine.hpp"
 #include "grundy/hdf5_writer.hpp"
 
@@ -35,6 +39,22 @@ class ScratchDir {
   private:
     std::filesystem::path path_;
 };
+
+// The check called `name` in a properties report (a test failure if there is none).
+inline PropertyCheck find_check(const PropertiesReport& r, const std::string& name) {
+    for (const auto& c : r.checks)
+        if (c.name == name) return c;
+    ADD_FAILURE() << "no check " << name;
+    return {};
+}
+
+// Everything a properties report says but its method, a line per check, to compare reports.
+inline std::string properties_text(const PropertiesReport& r) {
+    std::ostringstream out;  // not "literal" + std::string: GCC 12 warns falsely on it
+    for (const PropertyCheck& c : r.checks)
+        out << c.name << " " << c.checked << ": " << c.first_violation.value_or("ok") << "\n";
+    return out.str();
+}
 
 inline void write_table(const std::string& path, uint64_t rows, uint64_t cols, uint32_t tile = 0,
                         Compression compression = {}) {

@@ -22,6 +22,8 @@ namespace grundy {
 namespace {
 
 using testing::corrupt_cell;
+using testing::find_check;
+using testing::properties_text;
 using testing::ScratchDir;
 using testing::write_table;
 
@@ -196,13 +198,6 @@ TEST(AnalysisProperties, CorrectTableHasAll) {
     EXPECT_EQ(r.checks.size(), 6u);
 }
 
-PropertyCheck find_check(const PropertiesReport& r, const std::string& name) {
-    for (const auto& c : r.checks)
-        if (c.name == name) return c;
-    ADD_FAILURE() << "no check " << name;
-    return {};
-}
-
 TEST(AnalysisProperties, CorruptedCellBreaksThem) {
     ScratchDir dir;
     const std::string path = dir.file("t.h5");
@@ -226,14 +221,6 @@ TEST(AnalysisProperties, CorruptedCellBreaksThem) {
     EXPECT_NE(bounds.first_violation->find("(10, 200) holds 5000"), std::string::npos);
 }
 
-// Everything a properties report says, as one text to compare.
-std::string text_of(const PropertiesReport& r) {
-    std::ostringstream out;  // not "literal" + std::string: GCC 12 warns falsely on it
-    for (const PropertyCheck& c : r.checks)
-        out << c.name << " " << c.checked << ": " << c.first_violation.value_or("ok") << "\n";
-    return out.str();
-}
-
 // Where rows <= cols the pass leaves the columns x < rows and the diagonals x < y to symmetry.
 // That may stand only on a table where every check passes: a repeat in a left-out column must
 // still be named at its own cell, here one made symmetric (the same wrong value at (150, 97)
@@ -245,9 +232,10 @@ TEST(AnalysisProperties, ShortcutBySymmetryStandsOnlyOnCorrectTables) {
     const std::string path = dir.file("t.h5");
     write_table(path, 300, 400, 64);
     const PropertiesReport fine = check_properties(Hdf5TableReader(path), 2);
-    EXPECT_TRUE(fine.ok()) << text_of(fine);
+    EXPECT_TRUE(fine.ok()) << properties_text(fine);
     EXPECT_NE(fine.method.find("by symmetry"), std::string::npos) << fine.method;
-    EXPECT_EQ(text_of(fine), text_of(analysis::check_properties(Hdf5TableReader(path), 2, false)));
+    EXPECT_EQ(properties_text(fine),
+              properties_text(analysis::check_properties(Hdf5TableReader(path), 2, false)));
 
     const uint32_t left = Hdf5TableReader(path).at(149, 97);
     corrupt_cell(path, 150, 97, left);
@@ -271,15 +259,16 @@ TEST(AnalysisProperties, ShortcutBySymmetryStandsOnlyOnCorrectTables) {
         corrupt_cell(copy, x, y, value);
         if (i % 2 && x < 130 && y < 200) corrupt_cell(copy, y, x, value);
         for (int threads : {1, 2})
-            EXPECT_EQ(text_of(check_properties(Hdf5TableReader(copy), threads)),
-                      text_of(analysis::check_properties(Hdf5TableReader(copy), threads, false)))
+            EXPECT_EQ(
+                properties_text(check_properties(Hdf5TableReader(copy), threads)),
+                properties_text(analysis::check_properties(Hdf5TableReader(copy), threads, false)))
                 << "(" << x << ", " << y << ") := " << value;
     }
 
     const std::string tall = dir.file("tall.h5");
     write_table(tall, 200, 130, 32);
     const PropertiesReport t = check_properties(Hdf5TableReader(tall), 2);
-    EXPECT_TRUE(t.ok()) << text_of(t);
+    EXPECT_TRUE(t.ok()) << properties_text(t);
     EXPECT_EQ(t.method, "every row, column and diagonal set checked");
 }
 

@@ -18,6 +18,8 @@ namespace grundy {
 namespace {
 
 using testing::corrupt_cell;
+using testing::find_check;
+using testing::properties_text;
 using testing::ScratchDir;
 using testing::write_table;
 
@@ -71,16 +73,8 @@ std::string everything(const std::string& path, int threads) {
     const PPositionReport p = check_ppositions(table, threads);
     out << "zeros " << p.zeros << " of " << p.expected << ": "
         << p.first_disagreement.value_or("ok") << "\n";
-    for (const PropertyCheck& c : check_properties(table, threads).checks)
-        out << c.name << " " << c.checked << ": " << c.first_violation.value_or("ok") << "\n";
+    out << properties_text(check_properties(table, threads));
     return out.str();
-}
-
-PropertyCheck find_check(const PropertiesReport& r, const std::string& name) {
-    for (const auto& c : r.checks)
-        if (c.name == name) return c;
-    ADD_FAILURE() << "no check " << name;
-    return {};
 }
 
 // Chunks of 64 rows x 16 columns: diagonal x - y = -44 meets columns 20 (row 64, the band's

@@ -127,6 +127,12 @@ std::string command(const RunSpec& r, const std::string& file) {
 class CliResume : public ::testing::Test {
   protected:
     TempDir dir;
+    // Runs `args`, writing `file`, and stops it by `sig` once it has written half the size of
+    // `uninterrupted` (the same table's finished file).
+    Stopped stop_halfway(const std::string& args, const std::string& file,
+                         const std::string& uninterrupted, int sig) {
+        return stop_when(args, file, fs::file_size(uninterrupted) / 2, sig, dir.file("log"));
+    }
 };
 
 // SIGTERM at several moments (by how much of the file is written), each resumed; one of them
@@ -199,8 +205,7 @@ TEST_F(CliResume, OtherCompressions) {
         const RunSpec run{2000, 2500, "--tile 64 --threads 2 --compression " + c};
         const std::string ref = dir.file(c + "-ref.h5"), f = dir.file(c + ".h5");
         ASSERT_EQ(run_grundy(command(run, ref) + " -q").status, 0);
-        const Stopped s =
-            stop_when(command(run, f), f, fs::file_size(ref) / 2, SIGINT, dir.file("log"));
+        const Stopped s = stop_halfway(command(run, f), f, ref, SIGINT);
         ASSERT_EQ(s.status, 2) << s.log;
         EXPECT_NE(s.log.find("interrupted by signal 2"), std::string::npos) << s.log;
         // --compression may be left out: the file's is used.
@@ -221,8 +226,7 @@ TEST_F(CliResume, JobFileResume) {
                                           "threads = 2\nforce = true\ncompression = deflate\n"
                                           "output = "
                                        << f << "\n";
-    const Stopped s =
-        stop_when("run " + dir.file("job.ini"), f, fs::file_size(ref) / 2, SIGTERM, dir.file("l"));
+    const Stopped s = stop_halfway("run " + dir.file("job.ini"), f, ref, SIGTERM);
     ASSERT_EQ(s.status, 2) << s.log;
     const auto r = run_grundy("run " + dir.file("job.ini") + " --resume");
     ASSERT_EQ(r.status, 0) << r.output;
@@ -236,8 +240,7 @@ TEST_F(CliResume, Refusals) {
     const RunSpec run{1500, 1500, "--tile 64 --threads 2"};
     const std::string stopped = dir.file("stopped.h5"), complete = dir.file("complete.h5");
     ASSERT_EQ(run_grundy(command(run, complete) + " -q").status, 0);
-    const Stopped s = stop_when(command(run, stopped), stopped, fs::file_size(complete) / 2,
-                                SIGTERM, dir.file("log"));
+    const Stopped s = stop_halfway(command(run, stopped), stopped, complete, SIGTERM);
     ASSERT_EQ(s.status, 2) << s.log;
     std::ofstream(dir.file("text.h5")) << "not an HDF5 file\n";
     // Truncated, as a hard kill or a full disk may leave it.
@@ -293,8 +296,7 @@ TEST_F(CliResume, DamagedStoredChunk) {
     const RunSpec run{1500, 1500, "--tile 64 --threads 2"};
     const std::string ref = dir.file("ref.h5"), f = dir.file("f.h5");
     ASSERT_EQ(run_grundy(command(run, ref) + " -q").status, 0);
-    const Stopped s =
-        stop_when(command(run, f), f, fs::file_size(ref) / 2, SIGTERM, dir.file("log"));
+    const Stopped s = stop_halfway(command(run, f), f, ref, SIGTERM);
     ASSERT_EQ(s.status, 2) << s.log;
     haddr_t addr = HADDR_UNDEF;
     hsize_t size = 0;

@@ -76,19 +76,24 @@ void PrintTo(const Case& c, std::ostream* os) {
     *os << c.rows << " x " << c.cols << ", tile " << c.tile << ", " << c.threads << " threads";
 }
 
-// Resumes from `stored`: the sink's tiles plus the replayed ones must make up the whole
-// table, equal to `full`. Returns the stats.
-EngineStats resume_and_check(const Case& c, const MemoryTable& full,
-                             const std::set<Corner>& stored) {
-    StoreFromTable store(full, stored);
-    RecordingSink sink;
+// The engine options of a case, resuming from `store`.
+EngineOptions resume_options(const Case& c, StoredTiles& store) {
     EngineOptions o;
     o.rows = c.rows;
     o.cols = c.cols;
     o.tile = c.tile;
     o.threads = c.threads;
     o.resume = &store;
-    const EngineStats stats = compute_table(o, sink);
+    return o;
+}
+
+// Resumes from `stored`: the sink's tiles plus the replayed ones must make up the whole
+// table, equal to `full`. Returns the stats.
+EngineStats resume_and_check(const Case& c, const MemoryTable& full,
+                             const std::set<Corner>& stored) {
+    StoreFromTable store(full, stored);
+    RecordingSink sink;
+    const EngineStats stats = compute_table(resume_options(c, store), sink);
     EXPECT_FALSE(stats.cancelled);
     EXPECT_EQ(stats.cells + stats.cells_resumed, c.rows * c.cols);
     EXPECT_EQ(stats.tiles_done, stats.tiles);
@@ -224,13 +229,7 @@ TEST(ResumeEngine, ImpossibleStoredValueIsAnError) {
         bad.consume(TileView{x, y, 1, 1, &v});              // the only way to write a MemoryTable
         StoreFromTable store(bad, stored);
         RecordingSink sink;
-        EngineOptions o;
-        o.rows = c.rows;
-        o.cols = c.cols;
-        o.tile = c.tile;
-        o.threads = 2;
-        o.resume = &store;
-        EXPECT_THROW(compute_table(o, sink), Error) << "damage " << damage;
+        EXPECT_THROW(compute_table(resume_options(c, store), sink), Error) << "damage " << damage;
         EXPECT_TRUE(sink.corners.empty()) << "damage " << damage;
     }
 }

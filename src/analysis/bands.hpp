@@ -237,9 +237,9 @@ class PropertiesPass final : public RowBandPass {
     // by_symmetry (only where rows <= cols): leave out the sets of columns x < rows and of
     // diagonals x < y, which are row x's first cells and diagonal y - x's in mirror, so on a
     // symmetric table their repeats are the ones the row and diagonal checks look for. That
-    // saves 40% of the pass; it stands only if every check passes (report() says whether to
-    // run the full checks again: by_symmetry_failed()), so the first violations reported are
-    // always those of the full checks.
+    // saves 40% of the pass; it stands only if every check passes (properties_report() runs
+    // the full checks again otherwise), so the first violations reported are always those of
+    // the full checks.
     PropertiesPass(uint64_t rows, uint64_t cols, uint64_t column_band_width,
                    bool by_symmetry = false);
     ~PropertiesPass() override;
@@ -248,9 +248,9 @@ class PropertiesPass final : public RowBandPass {
     void row(const RowBand& band, uint64_t y, int thread) override;
     void finish_band(const RowBand& band) override;
     PropertiesReport report() const;  // finishes the row-completeness and symmetry checks
-    // Whether the shortcut by symmetry was taken and some check failed: then report() may
-    // miss or misplace a repeat in a column or diagonal, and the full checks must run.
-    bool by_symmetry_failed() const { return by_symmetry_ && !report().ok(); }
+    // Whether the shortcut by symmetry was taken: then a report that is not ok may miss or
+    // misplace a repeat in a column or diagonal, and the full checks must run.
+    bool by_symmetry() const { return by_symmetry_; }
     // For locating an asymmetric cell once the fingerprints disagree.
     void set_table(const Hdf5TableReader* table) { table_ = table; }
 

@@ -488,7 +488,9 @@ PropertiesReport check_properties(const Hdf5TableReader& table, int threads, boo
 
 PropertiesReport properties_report(const PropertiesPass& pass, const Hdf5TableReader& table,
                                    int threads) {
-    return pass.by_symmetry_failed() ? check_properties(table, threads, false) : pass.report();
+    PropertiesReport report = pass.report();
+    if (pass.by_symmetry() && !report.ok()) return check_properties(table, threads, false);
+    return report;
 }
 
 }  // namespace analysis

@@ -66,15 +66,15 @@ Compression Compression::parse(const std::string& text) {
 }
 
 std::string Compression::describe() const {
+    // The option that selects it, with the byte shuffle each compressed kind applies.
     switch (kind) {
-        case Kind::None:
-            return "none";
         case Kind::Deflate:
-            return "shuffle+deflate:" + std::to_string(level);
+            return "shuffle+" + option();
         case Kind::Blosc:
-            return "blosc:" + codec + ":" + std::to_string(level) + " (shuffle)";
+            return option() + " (shuffle)";
+        default:
+            return option();
     }
-    return "?";
 }
 
 std::optional<Compression> Compression::from_description(const std::string& text) {
