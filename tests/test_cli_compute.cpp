@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <thread>
 
@@ -226,6 +227,43 @@ TEST(CliRun, MalformedJobFiles) {
     const auto r = run_grundy("run " + dir.file("ok.ini") + " --colour red");
     EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.output.find("not used by any section"), std::string::npos) << r.output;
+}
+
+// grundy starts itself again with glibc's malloc tuned (app/malloc_tuning.cpp), unless told
+// not to or given tunables of the user's; --version shows what it runs with.
+TEST(CliCompute, VersionShowsTheMallocTuning) {
+    const char* outer = std::getenv("GLIBC_TUNABLES");
+    const std::string saved = outer ? outer : "";
+    unsetenv("GLIBC_TUNABLES");
+    const auto tuned = run_grundy("--version");
+    EXPECT_EQ(tuned.status, 0);
+#if defined(__SANITIZE_ADDRESS__)  // the sanitizer's allocator, not glibc's: left alone
+    EXPECT_NE(tuned.output.find("malloc tunables: none"), std::string::npos) << tuned.output;
+#else
+    EXPECT_NE(tuned.output.find("malloc tunables: glibc.malloc.hugetlb=1:glibc.malloc.arena_max=1"),
+              std::string::npos)
+        << tuned.output;
+#endif
+    setenv("GRUNDY_MALLOC_TUNING", "0", 1);
+    const auto off = run_grundy("--version");
+    unsetenv("GRUNDY_MALLOC_TUNING");
+    EXPECT_NE(off.output.find("malloc tunables: none"), std::string::npos) << off.output;
+#if !defined(__SANITIZE_ADDRESS__)
+    setenv("GLIBC_TUNABLES", "glibc.rtld.optional_static_tls=4096", 1);  // others' are kept
+    const auto added = run_grundy("--version");
+    EXPECT_NE(added.output.find("malloc tunables: glibc.rtld.optional_static_tls=4096:glibc.malloc."
+                                "hugetlb=1:glibc.malloc.arena_max=1"),
+              std::string::npos)
+        << added.output;
+#endif
+    setenv("GLIBC_TUNABLES", "glibc.malloc.arena_max=2", 1);  // the user's malloc settings win
+    const auto users = run_grundy("--version");
+    EXPECT_NE(users.output.find("malloc tunables: glibc.malloc.arena_max=2\n"), std::string::npos)
+        << users.output;
+    if (outer)
+        setenv("GLIBC_TUNABLES", saved.c_str(), 1);
+    else
+        unsetenv("GLIBC_TUNABLES");
 }
 
 TEST(CliCompute, HelpAndVersion) {

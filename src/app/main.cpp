@@ -1,12 +1,14 @@
 // grundy: the command-line program. Dispatches to the subcommands (cmd_*.cpp) and turns every
 // error a user can fix into one line on stderr and exit status 2.
 #include <boost/program_options/errors.hpp>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <iostream>
 #include <new>
 
 #include "app/command.hpp"
+#include "app/malloc_tuning.hpp"
 #include "grundy/error.hpp"
 #include "grundy/version.hpp"
 
@@ -32,6 +34,7 @@ void print_usage(std::ostream& out) {
 
 int main(int argc, char** argv) {
     using namespace grundy::app;
+    tune_malloc(argv);  // may start grundy again: before anything else is done
     if (argc < 2) {
         print_usage(std::cerr);
         return 2;
@@ -43,6 +46,8 @@ int main(int argc, char** argv) {
     }
     if (first == "--version" || first == "-V") {
         std::cout << grundy::kSoftwareName << " " << grundy::kVersion << "\n";
+        const char* tunables = std::getenv("GLIBC_TUNABLES");  // what tune_malloc left
+        std::cout << "malloc tunables: " << (tunables && *tunables ? tunables : "none") << "\n";
         return 0;
     }
     const Command* command = find_command(first);
