@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 
+#include "engine/tile_fill.hpp"
 #include "grundy/engine.hpp"
 #include "grundy/error.hpp"
 #include "grundy/memory_table.hpp"
@@ -59,6 +60,22 @@ INSTANTIATE_TEST_SUITE_P(
                       Shape{21, 20, 1, 64}));
 
 // Every kernel this CPU runs gives the same table as the portable one.
+// Mirrored tiles are transposed in 4 x 4 squares inside 16 x 16 blocks: every shape of
+// leftover, against the definition.
+TEST(Engine, TransposeTileOfEveryShape) {
+    for (uint64_t w : {1u, 3u, 4u, 5u, 16u, 17u, 35u, 64u})
+        for (uint64_t h : {1u, 2u, 4u, 7u, 16u, 33u, 64u}) {
+            std::vector<uint32_t> values(w * h), mirror(w * h, 0xDEADBEEF);
+            for (uint64_t i = 0; i < values.size(); ++i)
+                values[i] = static_cast<uint32_t>(i * 7 + 1);
+            engine::transpose_tile(values.data(), w, h, mirror.data());
+            for (uint64_t y = 0; y < h; ++y)
+                for (uint64_t x = 0; x < w; ++x)
+                    ASSERT_EQ(mirror[x * h + y], values[y * w + x])
+                        << w << " x " << h << " at " << x << ", " << y;
+        }
+}
+
 TEST(Engine, KernelsAgree) {
     const MemoryTable reference = compute(300, 517, 2, 64, MexKernel::Portable);
     for (MexKernel k : {MexKernel::Avx2, MexKernel::Avx512, MexKernel::Summary}) {

@@ -18,7 +18,12 @@ namespace grundy::app {
 
 void tune_malloc(char** argv) {
 #if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
-    constexpr const char* kTunables = "glibc.malloc.hugetlb=1:glibc.malloc.arena_max=1";
+    // Memory freed at the top of the heap is kept (trim_threshold) and blocks up to 32 MiB come
+    // from the heap (mmap_threshold): otherwise, with output, the chunk buffers give pages back
+    // to the system and fault fresh huge pages in, zeroed, again and again (5% of the run).
+    constexpr const char* kTunables =
+        "glibc.malloc.hugetlb=1:glibc.malloc.arena_max=1:glibc.malloc.trim_threshold=1073741824:"
+        "glibc.malloc.mmap_threshold=33554432";
     const char* off = std::getenv("GRUNDY_MALLOC_TUNING");
     if (off && std::strcmp(off, "0") == 0) return;
     if (const char* preload = std::getenv("LD_PRELOAD"); preload && *preload) return;

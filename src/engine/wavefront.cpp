@@ -156,16 +156,7 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
             if (mirrored(j, i)) {
                 const auto m = region(j, i);
                 // In symmetric mode a replayed mirror needs no values: it touches no set.
-                if (!replay || !symmetric) {
-                    const uint64_t w = x1 - x0, h = y1 - y0;  // the mirror is h wide, w high
-                    // Transposed in 16 x 16 blocks, so reads and writes both stay in few lines.
-                    constexpr uint64_t kBlock = 16;
-                    for (uint64_t yb = 0; yb < h; yb += kBlock)
-                        for (uint64_t xb = 0; xb < w; xb += kBlock)
-                            for (uint64_t y = yb; y < std::min(h, yb + kBlock); ++y)
-                                for (uint64_t x = xb; x < std::min(w, xb + kBlock); ++x)
-                                    mirror[x * h + y] = buffer[y * w + x];
-                }
+                if (!replay || !symmetric) engine::transpose_tile(buffer, x1 - x0, y1 - y0, mirror);
                 // fill_tile's inserts, checked: the mirror of a stored tile is as suspect.
                 if (!symmetric)
                     note_bytes(
