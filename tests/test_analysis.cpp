@@ -221,6 +221,25 @@ TEST(AnalysisProperties, CorruptedCellBreaksThem) {
     EXPECT_NE(bounds.first_violation->find("(10, 200) holds 5000"), std::string::npos);
 }
 
+// A row is checked in two sets, one for its even cells and one for its odd ones: a repeat must
+// be found, and named at its second cell, whether its two cells share a set or not.
+TEST(AnalysisProperties, RowRepeatsOfEitherParityAreNamed) {
+    ScratchDir dir;
+    const std::string clean = dir.file("clean.h5");
+    write_table(clean, 300, 400, 64);
+    const uint32_t v = Hdf5TableReader(clean).at(150, 97);
+    for (uint64_t d : {1u, 2u, 3u, 40u}) {
+        const std::string path = dir.file(std::to_string(d) + ".h5");
+        std::filesystem::copy_file(clean, path);
+        corrupt_cell(path, 150 + d, 97, v);
+        const auto rows = find_check(check_properties(Hdf5TableReader(path), 1), "distinct_rows");
+        ASSERT_TRUE(rows.first_violation) << d;
+        std::string expected = "value " + std::to_string(v) + " twice in row 97 (again at (";
+        expected += std::to_string(150 + d) + ", 97))";
+        EXPECT_EQ(*rows.first_violation, expected);
+    }
+}
+
 // Where rows <= cols the pass leaves the columns x < rows and the diagonals x < y to symmetry.
 // That may stand only on a table where every check passes: a repeat in a left-out column must
 // still be named at its own cell, here one made symmetric (the same wrong value at (150, 97)
