@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "cli_runner.hpp"
@@ -21,8 +22,10 @@ namespace {
 
 using testing::expect_file_equals;
 using testing::run_grundy;
+using testing::spawn_grundy;
 using testing::table_in_memory;
 using testing::TempDir;
+using testing::wait_grundy;
 
 TEST(CliCompute, Hdf5RoundTrip) {
     TempDir dir;
@@ -266,6 +269,34 @@ TEST(CliCompute, VersionShowsTheMallocTuning) {
         setenv("GLIBC_TUNABLES", saved.c_str(), 1);
     else
         unsetenv("GLIBC_TUNABLES");
+}
+
+// Started again with the tunables, grundy keeps its name in ps and top (the exec goes to the
+// binary's path, not to /proc/self/exe, which would name it "exe").
+TEST(CliCompute, TunedProcessKeepsItsName) {
+#if defined(__SANITIZE_ADDRESS__)
+    GTEST_SKIP() << "no malloc tuning in sanitizer builds";
+#else
+    TempDir dir;
+    const pid_t pid =
+        spawn_grundy("compute --rows 16384 --cols 16384 --no-output", dir.file("log"));
+    ASSERT_GT(pid, 0);
+    const std::string proc = "/proc/" + std::to_string(pid);
+    auto read_all = [](const std::string& path) {
+        std::ifstream in(path, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    bool tuned = false;
+    for (int i = 0; i < 400 && !tuned; ++i) {  // until the second exec is done (at most 4 s)
+        tuned = read_all(proc + "/environ").find("glibc.malloc.hugetlb=1") != std::string::npos;
+        if (!tuned) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    const std::string name = read_all(proc + "/comm");
+    kill(pid, SIGKILL);
+    wait_grundy(pid);
+    EXPECT_TRUE(tuned);
+    EXPECT_EQ(name, "grundy\n");
+#endif
 }
 
 TEST(CliCompute, HelpAndVersion) {

@@ -31,8 +31,14 @@ void tune_malloc(char** argv) {
     if (old && std::strstr(old, "glibc.malloc.")) return;  // the user's, or set by this exec
     const std::string before = old ? old : "";
     const std::string tuned = before.empty() ? kTunables : before + ":" + kTunables;
+    // The binary's own path, not /proc/self/exe: the process takes its name (what top and ps
+    // show) from the file it runs, and would be called "exe".
+    char self[4096];
+    const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (length <= 0 || static_cast<size_t>(length) >= sizeof self - 1) return;
+    self[length] = '\0';
     if (setenv("GLIBC_TUNABLES", tuned.c_str(), 1) != 0) return;
-    execv("/proc/self/exe", argv);
+    execv(self, argv);
     // Still here: the exec failed (no /proc, say). Go on untuned, as the user started it.
     if (old)
         setenv("GLIBC_TUNABLES", before.c_str(), 1);

@@ -49,19 +49,22 @@ template <typename T>
 void layout(const TileView& tile, uint32_t chunk_rows, uint32_t chunk_cols, bool shuffle,
             uint8_t* dst) {
     const uint64_t n = uint64_t{chunk_rows} * chunk_cols;
-    if (tile.width != chunk_cols || tile.height != chunk_rows) std::memset(dst, 0, n * sizeof(T));
-    for (uint32_t j = 0; j < tile.height; ++j) {
-        const uint32_t* src = tile.values + uint64_t{j} * tile.width;
+    // In locals: stores through a uint8_t* may alias anything, so the compiler would read
+    // tile.width again after every byte and not vectorise.
+    const uint32_t width = tile.width, height = tile.height;
+    const uint32_t* values = tile.values;
+    if (width != chunk_cols || height != chunk_rows) std::memset(dst, 0, n * sizeof(T));
+    for (uint32_t j = 0; j < height; ++j) {
+        const uint32_t* __restrict src = values + uint64_t{j} * width;
         const uint64_t row = uint64_t{j} * chunk_cols;
         if (!shuffle) {
-            T* out = reinterpret_cast<T*>(dst) + row;
-            for (uint32_t i = 0; i < tile.width; ++i) out[i] = static_cast<T>(src[i]);
+            T* __restrict out = reinterpret_cast<T*>(dst) + row;
+            for (uint32_t i = 0; i < width; ++i) out[i] = static_cast<T>(src[i]);
             continue;
         }
         for (unsigned k = 0; k < sizeof(T); ++k) {
-            uint8_t* plane = dst + k * n + row;
-            for (uint32_t i = 0; i < tile.width; ++i)
-                plane[i] = static_cast<uint8_t>(src[i] >> (8 * k));
+            uint8_t* __restrict plane = dst + k * n + row;
+            for (uint32_t i = 0; i < width; ++i) plane[i] = static_cast<uint8_t>(src[i] >> (8 * k));
         }
     }
 }
