@@ -180,7 +180,10 @@ class BitWriter {
 
 // One dynamic block of the tokens, whose symbol counts are `freq` (end of block not counted).
 void write_block(const Token* tokens, size_t count, std::array<uint32_t, kLitLenSymbols> freq,
-                 bool last, BitWriter& w) {
+                 bool last, BitWriter& writer) {
+    // A copy that never escapes: its fields stay in registers. Through the reference, every
+    // byte stored into the output (which may alias anything) would force them back to memory.
+    BitWriter w = writer;
     freq[256] = 1;
     std::array<uint8_t, kLitLenSymbols> lit_len;
     std::array<uint32_t, kLitLenSymbols> lit_code{};
@@ -261,27 +264,42 @@ void write_block(const Token* tokens, size_t count, std::array<uint32_t, kLitLen
     }
     if (i < count) w.put(token_bits[tokens[i]], token_nbits[tokens[i]]);
     w.put(lit_code[256], lit_len[256]);
+    writer = w;
 }
 
-// The first position at or after i (and before end) where a run starts, i.e. p[j - 1] == p[j] ==
-// p[j + 1] == p[j + 2]; `end` when none does. 16 positions a step: runs start at about one
-// byte in twenty here, and between them a byte-by-byte search would mispredict every branch.
-inline size_t next_run(const uint8_t* p, size_t i, size_t end) {
+// The next run at or after i (and before end): its first position j, where p[j - 1] == p[j] ==
+// p[j + 1] == p[j + 2], and its length, at most kMaxRun; j == end when there is none. 16
+// positions a step: runs start at about one byte in twenty here, and between them a
+// byte-by-byte search would mispredict every branch. The compares that find the run also give
+// its length when it ends inside those 16 bytes, as it mostly does, so that the next step need
+// not wait for more loads.
+struct Run {
+    size_t at, length;
+};
+inline Run next_run(const uint8_t* p, size_t i, size_t end) {
 #ifdef __SSE2__
     for (; i + 18 <= end; i += 16) {
         const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i - 1));
         const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
         const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + 1));
         const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + 2));
-        const __m128i same = _mm_and_si128(
-            _mm_and_si128(_mm_cmpeq_epi8(a, b), _mm_cmpeq_epi8(b, c)), _mm_cmpeq_epi8(c, d));
-        if (const int mask = _mm_movemask_epi8(same))
-            return i + static_cast<size_t>(__builtin_ctz(mask));
+        const __m128i repeat = _mm_cmpeq_epi8(a, b);  // byte k equal to the one before it
+        const __m128i same =
+            _mm_and_si128(_mm_and_si128(repeat, _mm_cmpeq_epi8(b, c)), _mm_cmpeq_epi8(c, d));
+        if (const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(same))) {
+            const unsigned k = static_cast<unsigned>(__builtin_ctz(mask));
+            const unsigned repeats = static_cast<unsigned>(_mm_movemask_epi8(repeat)) >> k;
+            const size_t j = i + k, in_here = static_cast<size_t>(__builtin_ctz(~repeats));
+            if (k + in_here < 16) return {j, in_here};
+            return {j, in_here + run_length(p + i + 16,
+                                            std::min<size_t>(kMaxRun, end - j) - in_here, p[j])};
+        }
     }
 #endif
     for (; i + 2 < end; ++i)
-        if (p[i - 1] == p[i] && p[i] == p[i + 1] && p[i + 1] == p[i + 2]) return i;
-    return end;
+        if (p[i - 1] == p[i] && p[i] == p[i + 1] && p[i + 1] == p[i + 2])
+            return {i, run_length(p + i, std::min<size_t>(kMaxRun, end - i), p[i])};
+    return {end, 0};
 }
 
 // The greedy parse of data[start, end) into literals and runs of the byte before (what zlib's
@@ -290,12 +308,11 @@ size_t tokenize(const uint8_t* data, size_t start, size_t end, Token* tokens, ui
     size_t count = 0, i = start == 0 ? 1 : start;
     if (start == 0) tokens[count++] = data[0];
     while (i < end) {
-        const size_t j = next_run(data, i, end);
-        count += copy_literals(data, i, j, end, tokens + count);
-        if (j == end) break;
-        const size_t run = run_length(data + j, std::min<size_t>(kMaxRun, end - j), data[j]);
-        tokens[count++] = static_cast<Token>(256 + run);
-        i = j + run;
+        const Run run = next_run(data, i, end);
+        count += copy_literals(data, i, run.at, end, tokens + count);
+        if (run.at == end) break;
+        tokens[count++] = static_cast<Token>(256 + run.length);
+        i = run.at + run.length;
     }
     // The tokens counted in four tables, so that repeats of one token do not wait on each
     // other, then each run length added to its length code.
