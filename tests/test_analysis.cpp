@@ -88,6 +88,39 @@ TEST(AnalysisPeriods, AperiodicRowIsUndetermined) {
     EXPECT_TRUE(r.block.empty());
 }
 
+// verify's sets skip full words by their summary bits: after every insert, in random order
+// and with values below the stored words (a diagonal's late low values), each summary bit
+// must say exactly whether its word is full, and every word must hold what was inserted.
+TEST(AnalysisVerify, LineSetSummaryFollowsItsWords) {
+    std::mt19937_64 rng(11);
+    for (int round = 0; round < 20; ++round) {
+        analysis::LineSet set;
+        std::vector<char> in(4096, 0);
+        const uint64_t offset = rng() % 3 * 1000;  // values from here: first() above base()
+        std::vector<uint64_t> order(in.size());
+        for (uint64_t v = 0; v < order.size(); ++v) order[v] = v;
+        // Mostly ascending with local shuffles, as along a row: the low words fill and drop.
+        for (uint64_t v = 0; v + 1 < order.size(); ++v)
+            if (rng() % 3 == 0)
+                std::swap(order[v], order[std::min<uint64_t>(order.size() - 1, v + rng() % 300)]);
+        for (uint64_t step = 0; step < order.size(); ++step) {
+            const uint64_t v = offset + order[step];
+            EXPECT_TRUE(set.insert(v));
+            in[order[step]] = 1;
+            if (step % 97 != 0 && step + 1 != order.size()) continue;
+            for (uint64_t w = set.base(); w < (offset + in.size()) / 64 + 2; w += 7) {
+                const uint64_t full = set.full_from(w);
+                for (uint64_t j = 0; j < 64; ++j)
+                    ASSERT_EQ((full >> j) & 1, set.word(w + j) == ~uint64_t{0} ? 1u : 0u)
+                        << "round " << round << " step " << step << " word " << w + j;
+            }
+            for (uint64_t u = 0; u < in.size(); u += 13)
+                ASSERT_EQ(set.contains(offset + u), in[u] != 0 || offset + u < 64 * set.base());
+        }
+        EXPECT_EQ(set.mex(), offset == 0 ? in.size() : 0u);  // 0 .. offset - 1 never went in
+    }
+}
+
 TEST(AnalysisVerify, CorrectTableIsAccepted) {
     ScratchDir dir;
     const std::string path = dir.file("t.h5");

@@ -68,6 +68,14 @@ std::string cat(const Parts&... parts) {
     return out;
 }
 
+// Bits o .. o + 63 of the bitset `bits` (n words), as one word; bits outside it read as 0.
+inline uint64_t bits_from(const uint64_t* bits, uint64_t n, int64_t o) {
+    auto at = [&](int64_t i) { return i >= 0 && static_cast<uint64_t>(i) < n ? bits[i] : 0; };
+    const int64_t q = o >= 0 ? o / 64 : -((-o + 63) / 64);
+    const unsigned s = static_cast<unsigned>(o - 64 * q);
+    return s == 0 ? at(q) : (at(q) >> s) | (at(q + 1) << (64 - s));
+}
+
 // A set of naturals that fills up from below, as the values seen along a row or a diagonal of
 // the table do: every value below 64 * base() is in it, words() holds the bits of the words
 // first() .. end() - 1, and the words between base() and first() are empty. A diagonal starts
@@ -83,6 +91,12 @@ class LineSet {
         if (w < base_) return ~uint64_t{0};
         return w >= first_ && w - first_ < words_.size() ? words_[w - first_] : 0;
     }
+    // Bit j set when word w + j is full, for w >= base() (words not stored are not full): the
+    // scan skips those words without reading them.
+    uint64_t full_from(uint64_t w) const {
+        return bits_from(full_.data(), full_.size(),
+                         static_cast<int64_t>(w) - static_cast<int64_t>(first_));
+    }
     bool contains(uint64_t v) const { return (word(v / 64) >> (v % 64)) & 1; }
     // Adds v; false if it was already there.
     bool insert(uint64_t v) {
@@ -90,22 +104,34 @@ class LineSet {
         if (w < base_) return false;
         if (words_.empty()) {
             first_ = w;
-        } else if (w < first_) {
+            full_.clear();
+        } else if (w < first_) {  // rare: a diagonal's values below its first ones
             words_.insert(words_.begin(), first_ - w, 0);
             first_ = w;
+            rebuild_full();
         }
         const uint64_t i = w - first_;
         if (i >= words_.size()) words_.resize(i + 1, 0);
         const uint64_t bit = uint64_t{1} << (v % 64);
         if (words_[i] & bit) return false;
         words_[i] |= bit;
-        if (i == 0 && first_ == base_ && words_[0] == ~uint64_t{0}) {
-            // Full words at the bottom carry no information any more: drop them.
+        if (words_[i] != ~uint64_t{0}) return true;
+        if (full_.size() <= i / 64) full_.resize(i / 64 + 1, 0);
+        full_[i / 64] |= uint64_t{1} << (i % 64);
+        if (i == 0 && first_ == base_) {
+            // Full words at the bottom carry no information any more: drop them, and their
+            // summary bits.
             uint64_t k = 0;
             while (k < words_.size() && words_[k] == ~uint64_t{0}) ++k;
             words_.erase(words_.begin(), words_.begin() + static_cast<std::ptrdiff_t>(k));
             base_ += k;
             first_ = base_;
+            const uint64_t q = k / 64, r = k % 64;
+            for (uint64_t j = 0; j + q < full_.size(); ++j) {
+                const uint64_t next = j + q + 1 < full_.size() ? full_[j + q + 1] : 0;
+                full_[j] = r == 0 ? full_[j + q] : full_[j + q] >> r | next << (64 - r);
+            }
+            full_.resize(full_.size() - q);
         }
         return true;
     }
@@ -115,12 +141,20 @@ class LineSet {
     }
     void release() {
         std::vector<uint64_t>().swap(words_);
+        std::vector<uint64_t>().swap(full_);
         base_ = first_ = 0;
     }
 
   private:
+    void rebuild_full() {
+        full_.assign(words_.size() / 64 + 1, 0);
+        for (uint64_t j = 0; j < words_.size(); ++j)
+            if (words_[j] == ~uint64_t{0}) full_[j / 64] |= uint64_t{1} << (j % 64);
+    }
+
     uint64_t base_ = 0, first_ = 0;
     std::vector<uint64_t> words_;
+    std::vector<uint64_t> full_;  // bit j of full_[k]: words_[64 k + j] is full
 };
 
 class VerifyPass final : public ColumnBandPass {

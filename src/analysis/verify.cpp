@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
-#include <cstring>
 #include <limits>
 #include <random>
 #include <thread>
@@ -27,49 +26,30 @@ namespace {
 
 constexpr uint64_t kFull = ~uint64_t{0};
 
-// How many words from the start, in whole groups of eight, have the union of a, b and c full
-// (n words at most). Eight words of each set a step, in vector registers: AVX2 where the CPU
-// has it (chosen when the program loads), SSE2 otherwise. 16384^2: 5.5 s instead of 6.3 s.
-__attribute__((target_clones("avx2", "default"))) uint64_t full_groups(const uint64_t* a,
-                                                                       const uint64_t* b,
-                                                                       const uint64_t* c,
-                                                                       uint64_t n) {
-    using Words = uint64_t __attribute__((vector_size(32)));
-    uint64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        Words w[6];  // a, b and c, four words each, twice (vectors by value would change the ABI)
-        std::memcpy(&w[0], a + i, 32);
-        std::memcpy(&w[1], b + i, 32);
-        std::memcpy(&w[2], c + i, 32);
-        std::memcpy(&w[3], a + i + 4, 32);
-        std::memcpy(&w[4], b + i + 4, 32);
-        std::memcpy(&w[5], c + i + 4, 32);
-        const Words all = (w[0] | w[1] | w[2]) & (w[3] | w[4] | w[5]);
-        if ((all[0] & all[1] & all[2] & all[3]) != kFull) break;
-    }
-    return i;
-}
-
 // The least value in none of the row set, the diagonal set and the column bitset c, which
-// holds words cofs .. cofs + cwords - 1 (a column's values lie in [x - 2Y, x + Y]).
-uint64_t mex3(const LineSet& r, const LineSet& d, const uint64_t* c, uint64_t cofs, uint64_t cwords,
-              uint64_t cbase) {
+// holds words cofs .. cofs + cwords - 1 (a column's values lie in [x - 2Y, x + Y]); cfull has
+// a bit for each of those words, set when it is full.
+//
+// The word at the start is read first (it often holds the mex). After it, every word full in
+// one of the three sets is skipped by its summary bit, 64 words a step, and only the others
+// are read: in a 16384^2 table the mex lies 53 words past the start on average, and all but
+// about two of them are full in some set.
+uint64_t mex3(const LineSet& r, const LineSet& d, const uint64_t* c, const uint64_t* cfull,
+              uint64_t cofs, uint64_t cwords, uint64_t cbase) {
     uint64_t w = std::max({r.base(), d.base(), cbase});
     auto cword = [&](uint64_t i) { return i >= cofs && i - cofs < cwords ? c[i - cofs] : 0; };
-    // Below the stored windows, word by word (rare: a window starts at the row's low water).
-    for (const uint64_t lo = std::max({r.first(), d.first(), cofs}); w < lo; ++w) {
-        const uint64_t m = r.word(w) | d.word(w) | cword(w);
-        if (m != kFull) return 64 * w + static_cast<uint64_t>(std::countr_one(m));
-    }
-    // Where all three are stored words, a tight loop (full_groups): this scan is where
-    // verification spends its time.
-    const uint64_t fast_end = std::min({r.end(), d.end(), cofs + cwords});
-    if (w < fast_end)
-        w += full_groups(r.data() + (w - r.first()), d.data() + (w - d.first()), c + (w - cofs),
-                         fast_end - w);
-    for (;; ++w) {
-        const uint64_t m = r.word(w) | d.word(w) | cword(w);
-        if (m != kFull) return 64 * w + static_cast<uint64_t>(std::countr_one(m));
+    const uint64_t m = r.word(w) | d.word(w) | cword(w);
+    if (m != kFull) return 64 * w + static_cast<uint64_t>(std::countr_one(m));
+    const uint64_t cfull_words = cwords / 64 + 1;
+    for (++w;; w += 64) {
+        uint64_t open =
+            ~(r.full_from(w) | d.full_from(w) |
+              bits_from(cfull, cfull_words, static_cast<int64_t>(w) - static_cast<int64_t>(cofs)));
+        for (; open != 0; open &= open - 1) {
+            const uint64_t v = w + static_cast<uint64_t>(std::countr_zero(open));
+            const uint64_t u = r.word(v) | d.word(v) | cword(v);
+            if (u != kFull) return 64 * v + static_cast<uint64_t>(std::countr_one(u));
+        }
     }
 }
 
@@ -109,7 +89,9 @@ void VerifyPass::consume(const ColumnBand& b) {
     {
         const uint64_t t = static_cast<uint64_t>(omp_get_thread_num());
         const uint64_t xa = b.x0 + b.width * t / T, xb = b.x0 + b.width * (t + 1) / T;
+        const uint64_t cfull_words = cwords / 64 + 1;
         std::vector<uint64_t> cols((xb - xa) * cwords, 0), cbase(xb - xa, 0);
+        std::vector<uint64_t> cfull((xb - xa) * cfull_words, 0);  // a bit per full word
         std::optional<WrongCell> mine;
         for (uint64_t y = 0; y < Y && y <= stop_row.load(std::memory_order_relaxed); ++y) {
             if (t > 0)
@@ -120,16 +102,19 @@ void VerifyPass::consume(const ColumnBand& b) {
                 const uint64_t v = row[x - b.x0];
                 LineSet& d = diag_sets_[x + Y - 1 - y];
                 uint64_t* c = cols.data() + (x - xa) * cwords;
+                uint64_t* cf = cfull.data() + (x - xa) * cfull_words;
                 uint64_t& cb = cbase[x - xa];
                 while (cofs == 0 && cb < cwords && c[cb] == kFull) ++cb;
-                const uint64_t m = mex3(r, d, c, cofs, cwords, cb);
+                const uint64_t m = mex3(r, d, c, cf, cofs, cwords, cb);
                 if (m != v) {
                     mine = WrongCell{x, y, v, m};
                     break;
                 }
                 r.insert(v);
                 d.insert(v);
-                c[v / 64 - cofs] |= uint64_t{1} << (v % 64);  // v == m: inside the window
+                const uint64_t i = v / 64 - cofs;  // v == m: inside the window
+                c[i] |= uint64_t{1} << (v % 64);
+                if (c[i] == kFull) cf[i / 64] |= uint64_t{1} << (i % 64);
             }
             if (mine) {
                 uint64_t s = stop_row.load();
