@@ -59,8 +59,8 @@ void expect_round_trip(const std::vector<uint8_t>& data, const std::string& what
 TEST(RleDeflate, RandomBytesOfEveryBlockBoundary) {
     std::mt19937 rng(3);
     for (size_t n :
-         {size_t{1}, size_t{2}, size_t{3}, size_t{4}, size_t{17}, size_t{4096}, kRleBlockBytes - 1,
-          kRleBlockBytes, kRleBlockBytes + 1, 3 * kRleBlockBytes + 5}) {
+         {size_t{0}, size_t{1}, size_t{2}, size_t{3}, size_t{4}, size_t{17}, size_t{4096},
+          kRleBlockBytes - 1, kRleBlockBytes, kRleBlockBytes + 1, 3 * kRleBlockBytes + 5}) {
         std::vector<uint8_t> data(n);
         for (auto& b : data) b = static_cast<uint8_t>(rng());
         expect_round_trip(data, "random, " + std::to_string(n));

@@ -331,6 +331,10 @@ size_t tokenize(const uint8_t* data, size_t start, size_t end, Token* tokens, ui
 }  // namespace
 
 void rle_deflate(const uint8_t* data, size_t n, std::vector<uint8_t>& out) {
+    if (n == 0) {  // one empty final block with the fixed codes: just its end-of-block code
+        out.insert(out.end(), {0x03, 0x00});
+        return;
+    }
     // Worst case: 15 bits for a literal, a header of under 600 bytes a block, 8 spare bytes.
     // Written to a scratch buffer first: growing `out` to that size would zero it, which costs
     // more than copying what was written.

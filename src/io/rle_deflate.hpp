@@ -14,9 +14,10 @@
 
 namespace grundy::io {
 
-// Appends `n` bytes (n > 0) to `out` as deflate blocks with dynamic Huffman codes, one block
-// for each `kRleBlockBytes` of input, the last one ending the stream. The first byte is written
-// as a literal, so the blocks may follow any byte-aligned blocks (stored ones, say).
+// Appends `n` bytes to `out` as deflate blocks with dynamic Huffman codes, one block for each
+// `kRleBlockBytes` of input, the last one ending the stream (n = 0: one empty final block). The
+// first byte is written as a literal, so the blocks may follow any byte-aligned blocks (stored
+// ones, say).
 void rle_deflate(const uint8_t* data, size_t n, std::vector<uint8_t>& out);
 
 // Bytes of input per block: each block gets its own codes, which follow the values' mix as it
