@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
-#include <iterator>
 #include <thread>
 
 #include "cli_runner.hpp"
@@ -22,6 +21,7 @@ namespace {
 
 using testing::expect_file_equals;
 using testing::run_grundy;
+using testing::slurp;
 using testing::spawn_grundy;
 using testing::table_in_memory;
 using testing::TempDir;
@@ -282,16 +282,12 @@ TEST(CliCompute, TunedProcessKeepsItsName) {
         spawn_grundy("compute --rows 16384 --cols 16384 --no-output", dir.file("log"));
     ASSERT_GT(pid, 0);
     const std::string proc = "/proc/" + std::to_string(pid);
-    auto read_all = [](const std::string& path) {
-        std::ifstream in(path, std::ios::binary);
-        return std::string(std::istreambuf_iterator<char>(in), {});
-    };
     bool tuned = false;
     for (int i = 0; i < 400 && !tuned; ++i) {  // until the second exec is done (at most 4 s)
-        tuned = read_all(proc + "/environ").find("glibc.malloc.hugetlb=1") != std::string::npos;
+        tuned = slurp(proc + "/environ").find("glibc.malloc.hugetlb=1") != std::string::npos;
         if (!tuned) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    const std::string name = read_all(proc + "/comm");
+    const std::string name = slurp(proc + "/comm");
     kill(pid, SIGKILL);
     wait_grundy(pid);
     EXPECT_TRUE(tuned);
@@ -325,8 +321,7 @@ TEST(CliCompute, InterruptedRunKeepsResumableFile) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     ASSERT_EQ(::kill(pid, SIGTERM), 0);
     EXPECT_EQ(testing::wait_grundy(pid), 2);
-    std::ifstream log(dir.file("log"));
-    const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+    const std::string text = slurp(dir.file("log"));
     EXPECT_NE(text.find("interrupted by signal 15 after"), std::string::npos) << text;
     EXPECT_NE(text.find(" tiles; " + f + " keeps them"), std::string::npos) << text;
     EXPECT_NE(text.find("--resume"), std::string::npos) << text;

@@ -26,15 +26,11 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::run_grundy;
+using testing::slurp;
 using testing::spawn_grundy;
 using testing::table_in_memory;
 using testing::TempDir;
 using testing::wait_grundy;
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 size_t lines(const std::string& text) {
     return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));

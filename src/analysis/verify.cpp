@@ -26,6 +26,11 @@ namespace {
 
 constexpr uint64_t kFull = ~uint64_t{0};
 
+// Words of a column bitset's summary (a bit per word) for a bitset of `words` words.
+constexpr uint64_t summary_words(uint64_t words) {
+    return words / 64 + 1;
+}
+
 // The least value in none of the row set, the diagonal set and the column bitset c, which
 // holds words cofs .. cofs + cwords - 1 (a column's values lie in [x - 2Y, x + Y]); cfull has
 // a bit for each of those words, set when it is full.
@@ -40,7 +45,7 @@ uint64_t mex3(const LineSet& r, const LineSet& d, const uint64_t* c, const uint6
     auto cword = [&](uint64_t i) { return i >= cofs && i - cofs < cwords ? c[i - cofs] : 0; };
     const uint64_t m = r.word(w) | d.word(w) | cword(w);
     if (m != kFull) return 64 * w + static_cast<uint64_t>(std::countr_one(m));
-    const uint64_t cfull_words = cwords / 64 + 1;
+    const uint64_t cfull_words = summary_words(cwords);
     for (++w;; w += 64) {
         uint64_t open =
             ~(r.full_from(w) | d.full_from(w) |
@@ -89,7 +94,7 @@ void VerifyPass::consume(const ColumnBand& b) {
     {
         const uint64_t t = static_cast<uint64_t>(omp_get_thread_num());
         const uint64_t xa = b.x0 + b.width * t / T, xb = b.x0 + b.width * (t + 1) / T;
-        const uint64_t cfull_words = cwords / 64 + 1;
+        const uint64_t cfull_words = summary_words(cwords);
         std::vector<uint64_t> cols((xb - xa) * cwords, 0), cbase(xb - xa, 0);
         std::vector<uint64_t> cfull((xb - xa) * cfull_words, 0);  // a bit per full word
         std::optional<WrongCell> mine;
