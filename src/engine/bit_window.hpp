@@ -15,6 +15,36 @@
 
 namespace grundy::engine {
 
+// What a cell's scan and inserts need of a window, copied into registers once per cell: the
+// addresses of word 0 and summary word 0 of the value line (outside the allocations, never
+// dereferenced out of range). The words are written through uint64_t*, which may alias any
+// uint64_t, the windows' own fields included; reading the fields through the window after such
+// a store makes the compiler load them again, and it did, at every use (cachegrind, 4096^2:
+// 44 loads and 126 instructions per computed cell).
+struct WindowView {
+    uintptr_t word_origin;
+    uintptr_t full_origin;
+
+    uint64_t* word_ptr(uint64_t w) const {
+        return reinterpret_cast<uint64_t*>(word_origin + 8 * w);
+    }
+    uint64_t word(uint64_t w) const { return *word_ptr(w); }
+    // The summary word covering absolute words [64 s, 64 s + 63].
+    uint64_t full_summary(uint64_t s) const {
+        return *reinterpret_cast<const uint64_t*>(full_origin + 8 * s);
+    }
+    // Sets bit v (its word reserved) and, if that fills its word, the word's summary bit. The
+    // window's low-water mark is the caller's (BitWindow::insert).
+    void set(uint64_t v) const {
+        uint64_t* word = word_ptr(v / 64);
+        const uint64_t bits = *word | uint64_t{1} << (v % 64);
+        *word = bits;
+        if (bits == ~uint64_t{0})
+            *reinterpret_cast<uint64_t*>(full_origin + 8 * (v / 4096)) |= uint64_t{1}
+                                                                          << (v / 64 % 64);
+    }
+};
+
 //
 // Each window also keeps a summary with one bit per word, set when that word is full. In a
 // square about 96% of the words a mex scan crosses are full in at least one of its three sets,
@@ -98,23 +128,29 @@ struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows 
 
     // Adds v (v >= low, its word already reserved) and moves the low-water mark past it.
     void insert(uint64_t v) {
-        uint64_t* word = word_at(v / 64);
-        const uint64_t bits = *word | uint64_t{1} << (v % 64);
-        *word = bits;
-        if (bits == ~uint64_t{0}) *summary_at(v / 4096) |= uint64_t{1} << (v / 64 % 64);
-        if (v == low) advance_low();
+        const uint64_t low_before = low;
+        view().set(v);
+        if (v == low_before) advance_low();
     }
 
-    // The summary word covering absolute words [64 s, 64 s + 63]; s must be at or above
-    // base / 64 and within the reserved range.
-    uint64_t full_summary(uint64_t s) const { return *summary_at(s); }
-    uint64_t word(uint64_t w) const { return *word_at(w); }
+    // The hot fields for one cell (valid until the window next slides or grows).
+    WindowView view() const { return {word_origin, full_origin}; }
+
+    // Moves the low-water mark up to the least value not in the set (after view().set(low)).
+    void advance_low() {
+        uint64_t w = low / 64 - base;
+        uint64_t free_bits = ~words[w] & (~uint64_t{0} << (low % 64));
+        while (free_bits == 0) {
+            if (++w == capacity) {  // everything stored is present
+                low = (base + capacity) * 64;
+                return;
+            }
+            free_bits = ~words[w];
+        }
+        low = (base + w) * 64 + static_cast<uint64_t>(__builtin_ctzll(free_bits));
+    }
 
   private:
-    uint64_t* word_at(uint64_t w) const { return reinterpret_cast<uint64_t*>(word_origin + 8 * w); }
-    uint64_t* summary_at(uint64_t s) const {
-        return reinterpret_cast<uint64_t*>(full_origin + 8 * s);
-    }
     void set_origins() {
         word_origin = reinterpret_cast<uintptr_t>(words) - 8 * base;
         full_origin = reinterpret_cast<uintptr_t>(full) - 8 * (base / 64);
@@ -151,19 +187,6 @@ struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows 
         if (!p) throw std::bad_alloc();
         std::memset(p, 0, n * 8);
         return p;
-    }
-
-    void advance_low() {
-        uint64_t w = low / 64 - base;
-        uint64_t free_bits = ~words[w] & (~uint64_t{0} << (low % 64));
-        while (free_bits == 0) {
-            if (++w == capacity) {  // everything stored is present
-                low = (base + capacity) * 64;
-                return;
-            }
-            free_bits = ~words[w];
-        }
-        low = (base + w) * 64 + static_cast<uint64_t>(__builtin_ctzll(free_bits));
     }
 
     // Slides the window up to the low-water mark, and grows it if that is not enough. Sliding

@@ -15,12 +15,11 @@
 namespace grundy::engine {
 
 // Portable version, one 64-bit word of each window per step.
-inline uint64_t mex_scan_portable(const BitWindow& a, const BitWindow& b, const BitWindow& c,
-                                  uint64_t lo) {
+inline uint64_t mex_scan_portable(WindowView a, WindowView b, WindowView c, uint64_t lo) {
     const uint64_t w = lo / 64;
-    const uint64_t* pa = a.words + (w - a.base);
-    const uint64_t* pb = b.words + (w - b.base);
-    const uint64_t* pc = c.words + (w - c.base);
+    const uint64_t* pa = a.word_ptr(w);
+    const uint64_t* pb = b.word_ptr(w);
+    const uint64_t* pc = c.word_ptr(w);
     // Bits below lo count as taken.
     uint64_t taken = pa[0] | pb[0] | pc[0] | ((uint64_t{1} << (lo % 64)) - 1);
     uint64_t k = 0;
@@ -34,8 +33,7 @@ inline uint64_t mex_scan_portable(const BitWindow& a, const BitWindow& b, const 
 // Two-level version: skips every word that is full in at least one of the three windows using
 // their summaries, and takes the union only of the words full in none. Same result as the
 // flat scans (the tests compare them), a fraction of the reads in a large table.
-inline uint64_t mex_scan_summary(const BitWindow& a, const BitWindow& b, const BitWindow& c,
-                                 uint64_t lo) {
+inline uint64_t mex_scan_summary(WindowView a, WindowView b, WindowView c, uint64_t lo) {
     uint64_t w = lo / 64;
     uint64_t taken = a.word(w) | b.word(w) | c.word(w) | ((uint64_t{1} << (lo % 64)) - 1);
     if (taken != ~uint64_t{0}) return w * 64 + static_cast<uint64_t>(__builtin_ctzll(~taken));

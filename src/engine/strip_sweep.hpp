@@ -1,7 +1,7 @@
 // The sweep of one band of a column of a strip (StripWindows): the cells (x, y0..y1-1), bottom
-// up, each the mex of its row, column and diagonal sets. Included by sweep_*.cpp inside a region
-// compiled for one instruction set, with MEX_SCAN naming that set's kernel, exactly like
-// tile_sweep.hpp.
+// up, each the mex of its row, column and diagonal sets (sweep_cell.hpp). Included by sweep_*.cpp
+// inside a region compiled for one instruction set, with MEX_SCAN naming that set's kernel, exactly
+// like tile_sweep.hpp.
 
 static void sweep_strip_column_body(StripWindows& s, uint64_t x, uint64_t y0, uint64_t y1,
                                     uint64_t* g) {
@@ -32,12 +32,6 @@ static void sweep_strip_column_body(StripWindows& s, uint64_t x, uint64_t y0, ui
         row.reserve_through(last_word);
         col.reserve_through(last_word);
         dia.reserve_through(last_word);
-        uint64_t lo = row.low > col.low ? row.low : col.low;
-        lo = lo > dia.low ? lo : dia.low;
-        const uint64_t v = MEX_SCAN(row, col, dia, lo);
-        g[y - y0] = v;
-        row.insert(v);
-        col.insert(v);
-        dia.insert(v);
+        g[y - y0] = sweep_cell(row, col, dia);
     }
 }

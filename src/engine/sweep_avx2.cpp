@@ -13,12 +13,11 @@ namespace grundy::engine {
 #pragma GCC target("avx2,bmi")
 namespace {
 
-inline uint64_t mex_scan_avx2(const BitWindow& a, const BitWindow& b, const BitWindow& c,
-                              uint64_t lo) {
+inline uint64_t mex_scan_avx2(WindowView a, WindowView b, WindowView c, uint64_t lo) {
     const uint64_t w = lo / 64;
-    const uint64_t* pa = a.words + (w - a.base);
-    const uint64_t* pb = b.words + (w - b.base);
-    const uint64_t* pc = c.words + (w - c.base);
+    const uint64_t* pa = a.word_ptr(w);
+    const uint64_t* pb = b.word_ptr(w);
+    const uint64_t* pc = c.word_ptr(w);
     const uint64_t first = pa[0] | pb[0] | pc[0] | ((uint64_t{1} << (lo % 64)) - 1);
     if (first != ~uint64_t{0}) return w * 64 + static_cast<uint64_t>(__builtin_ctzll(~first));
     const __m256i ones = _mm256_set1_epi64x(-1);
@@ -37,6 +36,8 @@ inline uint64_t mex_scan_avx2(const BitWindow& a, const BitWindow& b, const BitW
 }
 
 #define MEX_SCAN mex_scan_avx2
+#include "engine/sweep_cell.hpp"  // first: the two sweeps below use it
+
 #include "engine/strip_sweep.hpp"
 #include "engine/tile_sweep.hpp"
 #undef MEX_SCAN

@@ -9,6 +9,8 @@ namespace grundy::engine {
 namespace flat {
 namespace {
 #define MEX_SCAN mex_scan_portable
+#include "engine/sweep_cell.hpp"  // first: the two sweeps below use it
+
 #include "engine/strip_sweep.hpp"
 #include "engine/tile_sweep.hpp"
 #undef MEX_SCAN
@@ -18,6 +20,8 @@ namespace {
 namespace summary {
 namespace {
 #define MEX_SCAN mex_scan_summary
+#include "engine/sweep_cell.hpp"  // first: the two sweeps below use it
+
 #include "engine/strip_sweep.hpp"
 #include "engine/tile_sweep.hpp"
 #undef MEX_SCAN

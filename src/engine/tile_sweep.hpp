@@ -1,7 +1,7 @@
 // The sweep of one tile: every cell of a rectangle, each the mex of its row, column and diagonal
-// sets, then added to them. Included by sweep_*.cpp inside a region compiled for one
-// instruction set, with MEX_SCAN naming that set's kernel; the schedule (wavefront.cpp) never
-// sees which.
+// sets, then added to them (sweep_cell.hpp). Included by sweep_*.cpp inside a region compiled
+// for one instruction set, with MEX_SCAN naming that set's kernel; the schedule (wavefront.cpp)
+// never sees which.
 //
 // Rows are swept a few at a time, each one a column behind the one below: cell (x, y + 1) needs
 // (x, y) (its column) and (x - 1, y) (its diagonal), both already done, and shares no set with
@@ -9,17 +9,6 @@
 // header, first word, summaries, candidate words, mostly from L2), and one row's cells follow
 // each other through the row set; independent chains in the same loop let the CPU overlap
 // their loads.
-
-// One cell: the mex of its three sets, added to them.
-static inline uint32_t sweep_cell(BitWindow& row, BitWindow& col, BitWindow& dia) {
-    uint64_t lo = row.low > col.low ? row.low : col.low;
-    lo = lo > dia.low ? lo : dia.low;
-    const uint64_t g = MEX_SCAN(row, col, dia, lo);
-    row.insert(g);
-    col.insert(g);
-    dia.insert(g);
-    return static_cast<uint32_t>(g);
-}
 
 // Cells left of the diagonal (symmetric mode, tile_fill.hpp): the first `count` cells of row y,
 // g(x, y) = g(y, x), copied from column y - x0 of the tile's rows below. Only the row set needs
@@ -62,7 +51,7 @@ static inline void sweep_rows(TableState& s, uint64_t x0, uint64_t x1, uint64_t 
             if (c >= width || c < first[r]) continue;
             if (c == first[r] && first[r] > 0)
                 copy_mirrors(s, x0, width, y0, y + static_cast<uint64_t>(r), first[r], out);
-            out_row[r][c] = sweep_cell(*rows[r], col[c], dia[r][c]);
+            out_row[r][c] = static_cast<uint32_t>(sweep_cell(*rows[r], col[c], dia[r][c]));
         }
     };
     uint64_t i = first[0];
@@ -71,7 +60,7 @@ static inline void sweep_rows(TableState& s, uint64_t x0, uint64_t x1, uint64_t 
 #pragma GCC unroll 8
         for (int r = 0; r < K; ++r) {
             const uint64_t c = i - static_cast<uint64_t>(r);
-            out_row[r][c] = sweep_cell(*rows[r], col[c], dia[r][c]);
+            out_row[r][c] = static_cast<uint32_t>(sweep_cell(*rows[r], col[c], dia[r][c]));
         }
     }
     for (; i < width + K - 1; ++i) round(i);
