@@ -189,12 +189,17 @@ struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows 
         return p;
     }
 
-    // Slides the window up to the low-water mark, and grows it if that is not enough. Sliding
-    // only when it frees at least half the storage keeps the copying O(1) per value, amortised.
+    // Slides the window up to the low-water mark, and grows it if that is not enough. A slide
+    // copies the whole window, so it must leave room to spare (`slack`, a quarter of what is
+    // needed): the next slide then comes only after the window's top has moved that far, and
+    // the copying stays a few words per word of progress. The old rule (slide when that halves
+    // the window, else double it) kept every window about twice the size it needs, and the row
+    // windows, open across the whole table, are most of the engine's memory.
     int64_t make_room(uint64_t last_word) {
         const uint64_t low_word = low / 64;
         const uint64_t needed = last_word - low_word + 1;
-        if (needed * 2 <= capacity) {
+        const uint64_t slack = needed / 4 > kMinWindowWords ? needed / 4 : kMinWindowWords;
+        if (needed + slack <= capacity) {
             const uint64_t shift = low_word - base;
             const uint64_t kept = capacity - shift;
             std::memmove(words, words + shift, kept * 8);
@@ -202,7 +207,7 @@ struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows 
             base = low_word;
             return rebuild_summary();
         }
-        const uint64_t new_capacity = needed * 2;
+        const uint64_t new_capacity = needed + 2 * slack;
         uint64_t* grown = allocate(new_capacity);
         const uint64_t shift = low_word - base;
         std::memcpy(grown, words + shift, (capacity - shift) * 8);
