@@ -6,6 +6,12 @@
 // whole words from word lo / 64 on; the caller guarantees each window covers those words up to
 // the word of x + y plus kScanPadWords, and no set holds a value above x + y - 1, so the scan
 // always ends inside the padded range.
+//
+// Each kernel comes in two halves. The probe only loads: the word of lo (and, for the two-level
+// kernel, the summary word after it), with no data-dependent branch. The finish decides and
+// scans on. A sweep probes several independent cells before it finishes any (tile_sweep.hpp), so
+// a mispredicted branch in one cell's finish no longer throws away the other cells' loads: on
+// 16384^2, one thread, 2.52 -> 2.36 s against probe-and-finish one cell at a time.
 #pragma once
 
 #include <cstdint>
@@ -14,42 +20,65 @@
 
 namespace grundy::engine {
 
+struct MexProbe {
+    uint64_t w;      // the word of lo
+    uint64_t first;  // the union of word w, with the bits below lo counted as taken
+    uint64_t s;      // two-level kernel: the summary word of word w + 1
+    uint64_t open;   // two-level kernel: its words after w that no window has full
+};
+
+// The probe of the flat kernels: the word of lo.
+inline MexProbe probe_first_word(WindowView a, WindowView b, WindowView c, uint64_t lo) {
+    MexProbe p{};
+    p.w = lo / 64;
+    p.first = a.word(p.w) | b.word(p.w) | c.word(p.w) | ((uint64_t{1} << (lo % 64)) - 1);
+    return p;
+}
+
+inline uint64_t first_free(uint64_t word, uint64_t taken) {
+    return word * 64 + static_cast<uint64_t>(__builtin_ctzll(~taken));
+}
+
 // Portable version, one 64-bit word of each window per step.
-inline uint64_t mex_scan_portable(WindowView a, WindowView b, WindowView c, uint64_t lo) {
-    const uint64_t w = lo / 64;
-    const uint64_t* pa = a.word_ptr(w);
-    const uint64_t* pb = b.word_ptr(w);
-    const uint64_t* pc = c.word_ptr(w);
-    // Bits below lo count as taken.
-    uint64_t taken = pa[0] | pb[0] | pc[0] | ((uint64_t{1} << (lo % 64)) - 1);
+inline uint64_t mex_finish_portable(WindowView a, WindowView b, WindowView c, const MexProbe& p) {
+    const uint64_t* pa = a.word_ptr(p.w);
+    const uint64_t* pb = b.word_ptr(p.w);
+    const uint64_t* pc = c.word_ptr(p.w);
+    uint64_t taken = p.first;
     uint64_t k = 0;
     while (taken == ~uint64_t{0}) {
         ++k;
         taken = pa[k] | pb[k] | pc[k];
     }
-    return (w + k) * 64 + static_cast<uint64_t>(__builtin_ctzll(~taken));
+    return first_free(p.w + k, taken);
 }
 
 // Two-level version: skips every word that is full in at least one of the three windows using
 // their summaries, and takes the union only of the words full in none. Same result as the
 // flat scans (the tests compare them), a fraction of the reads in a large table.
-inline uint64_t mex_scan_summary(WindowView a, WindowView b, WindowView c, uint64_t lo) {
-    uint64_t w = lo / 64;
-    uint64_t taken = a.word(w) | b.word(w) | c.word(w) | ((uint64_t{1} << (lo % 64)) - 1);
-    if (taken != ~uint64_t{0}) return w * 64 + static_cast<uint64_t>(__builtin_ctzll(~taken));
+inline MexProbe mex_probe_summary(WindowView a, WindowView b, WindowView c, uint64_t lo) {
+    MexProbe p = probe_first_word(a, b, c, lo);
+    // Read even when word w holds the mex (18% of the cells in a 16384 square): it is within
+    // the padding, and reading it costs less than a branch that guesses wrong.
+    const uint64_t next = p.w + 1;
+    p.s = next / 64;
+    p.open = ~(a.full_summary(p.s) | b.full_summary(p.s) | c.full_summary(p.s)) &
+             (~uint64_t{0} << (next % 64));
+    return p;
+}
+
+inline uint64_t mex_finish_summary(WindowView a, WindowView b, WindowView c, const MexProbe& p) {
+    if (p.first != ~uint64_t{0}) return first_free(p.w, p.first);
     // Candidates: the words after w that no single window has full, taken from the OR of the
     // three summaries one summary word (64 words) at a time. The candidates of one summary
     // word do not depend on each other, so the CPU can have their loads in flight together.
-    ++w;
-    uint64_t s = w / 64;
-    uint64_t open =
-        ~(a.full_summary(s) | b.full_summary(s) | c.full_summary(s)) & (~uint64_t{0} << (w % 64));
+    uint64_t s = p.s;
+    uint64_t open = p.open;
     for (;;) {
         while (open != 0) {
             const uint64_t cw = s * 64 + static_cast<uint64_t>(__builtin_ctzll(open));
-            taken = a.word(cw) | b.word(cw) | c.word(cw);
-            if (taken != ~uint64_t{0})
-                return cw * 64 + static_cast<uint64_t>(__builtin_ctzll(~taken));
+            const uint64_t taken = a.word(cw) | b.word(cw) | c.word(cw);
+            if (taken != ~uint64_t{0}) return first_free(cw, taken);
             open &= open - 1;
         }
         ++s;

@@ -1,7 +1,7 @@
 // The sweep of one band of a column of a strip (StripWindows): the cells (x, y0..y1-1), bottom
 // up, each the mex of its row, column and diagonal sets (sweep_cell.hpp). Included by sweep_*.cpp
-// inside a region compiled for one instruction set, with MEX_SCAN naming that set's kernel, exactly
-// like tile_sweep.hpp.
+// inside a region compiled for one instruction set, with MEX_PROBE and MEX_FINISH naming that set's
+// kernel, exactly like tile_sweep.hpp.
 
 static void sweep_strip_column_body(StripWindows& s, uint64_t x, uint64_t y0, uint64_t y1,
                                     uint64_t* g) {

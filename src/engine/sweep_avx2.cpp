@@ -3,6 +3,7 @@
 // caller on a CPU without it); kernel_dispatch.cpp calls them only where the CPU has AVX2.
 #include <immintrin.h>
 
+#include "engine/mex_kernel.hpp"
 #include "engine/strip_windows.hpp"
 #include "engine/sweep.hpp"
 #include "engine/tile_fill.hpp"
@@ -13,13 +14,12 @@ namespace grundy::engine {
 #pragma GCC target("avx2,bmi")
 namespace {
 
-inline uint64_t mex_scan_avx2(WindowView a, WindowView b, WindowView c, uint64_t lo) {
-    const uint64_t w = lo / 64;
+inline uint64_t mex_finish_avx2(WindowView a, WindowView b, WindowView c, const MexProbe& p) {
+    if (p.first != ~uint64_t{0}) return first_free(p.w, p.first);
+    const uint64_t w = p.w;
     const uint64_t* pa = a.word_ptr(w);
     const uint64_t* pb = b.word_ptr(w);
     const uint64_t* pc = c.word_ptr(w);
-    const uint64_t first = pa[0] | pb[0] | pc[0] | ((uint64_t{1} << (lo % 64)) - 1);
-    if (first != ~uint64_t{0}) return w * 64 + static_cast<uint64_t>(__builtin_ctzll(~first));
     const __m256i ones = _mm256_set1_epi64x(-1);
     for (uint64_t k = 1;; k += 4) {
         const __m256i v = _mm256_or_si256(
@@ -30,17 +30,19 @@ inline uint64_t mex_scan_avx2(WindowView a, WindowView b, WindowView c, uint64_t
         if (full != 0xF) {
             const uint64_t j = k + static_cast<uint64_t>(__builtin_ctz(~full & 0xF));
             const uint64_t taken = pa[j] | pb[j] | pc[j];
-            return (w + j) * 64 + static_cast<uint64_t>(__builtin_ctzll(~taken));
+            return first_free(w + j, taken);
         }
     }
 }
 
-#define MEX_SCAN mex_scan_avx2
+#define MEX_PROBE probe_first_word
+#define MEX_FINISH mex_finish_avx2
 #include "engine/sweep_cell.hpp"  // first: the two sweeps below use it
 
 #include "engine/strip_sweep.hpp"
 #include "engine/tile_sweep.hpp"
-#undef MEX_SCAN
+#undef MEX_PROBE
+#undef MEX_FINISH
 
 }  // namespace
 

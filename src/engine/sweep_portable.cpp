@@ -8,23 +8,27 @@
 namespace grundy::engine {
 namespace flat {
 namespace {
-#define MEX_SCAN mex_scan_portable
+#define MEX_PROBE probe_first_word
+#define MEX_FINISH mex_finish_portable
 #include "engine/sweep_cell.hpp"  // first: the two sweeps below use it
 
 #include "engine/strip_sweep.hpp"
 #include "engine/tile_sweep.hpp"
-#undef MEX_SCAN
+#undef MEX_PROBE
+#undef MEX_FINISH
 }  // namespace
 }  // namespace flat
 
 namespace summary {
 namespace {
-#define MEX_SCAN mex_scan_summary
+#define MEX_PROBE mex_probe_summary
+#define MEX_FINISH mex_finish_summary
 #include "engine/sweep_cell.hpp"  // first: the two sweeps below use it
 
 #include "engine/strip_sweep.hpp"
 #include "engine/tile_sweep.hpp"
-#undef MEX_SCAN
+#undef MEX_PROBE
+#undef MEX_FINISH
 }  // namespace
 }  // namespace summary
 

@@ -1,7 +1,7 @@
 // The sweep of one tile: every cell of a rectangle, each the mex of its row, column and diagonal
 // sets, then added to them (sweep_cell.hpp). Included by sweep_*.cpp inside a region compiled
-// for one instruction set, with MEX_SCAN naming that set's kernel; the schedule (wavefront.cpp)
-// never sees which.
+// for one instruction set, with MEX_PROBE and MEX_FINISH naming that set's kernel; the schedule
+// (wavefront.cpp) never sees which.
 //
 // Rows are swept a few at a time, each one a column behind the one below: cell (x, y + 1) needs
 // (x, y) (its column) and (x - 1, y) (its diagonal), both already done, and shares no set with
@@ -57,10 +57,17 @@ static inline void sweep_rows(TableState& s, uint64_t x0, uint64_t x1, uint64_t 
     uint64_t i = first[0];
     for (; i < steady && i < width + K - 1; ++i) round(i);
     for (; i < width; ++i) {
+        // The K cells of a round are independent: all begun, then all ended (sweep_cell.hpp).
+        Cell cells[K];
 #pragma GCC unroll 8
         for (int r = 0; r < K; ++r) {
             const uint64_t c = i - static_cast<uint64_t>(r);
-            out_row[r][c] = static_cast<uint32_t>(sweep_cell(*rows[r], col[c], dia[r][c]));
+            begin_cell(cells[r], *rows[r], col[c], dia[r][c]);
+        }
+#pragma GCC unroll 8
+        for (int r = 0; r < K; ++r) {
+            const uint64_t c = i - static_cast<uint64_t>(r);
+            out_row[r][c] = static_cast<uint32_t>(end_cell(cells[r], *rows[r], col[c], dia[r][c]));
         }
     }
     for (; i < width + K - 1; ++i) round(i);
