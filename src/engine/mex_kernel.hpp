@@ -11,7 +11,8 @@
 // kernel, the summary word after it), with no data-dependent branch. The finish decides and
 // scans on. A sweep probes several independent cells before it finishes any (tile_sweep.hpp), so
 // a mispredicted branch in one cell's finish no longer throws away the other cells' loads: on
-// 16384^2, one thread, 2.52 -> 2.36 s against probe-and-finish one cell at a time.
+// 16384^2, one thread, 2.45-2.54 s against 2.57-2.76 s for probe-and-finish one cell at a time
+// (alternated runs).
 #pragma once
 
 #include <cstdint>
@@ -58,8 +59,10 @@ inline uint64_t mex_finish_portable(WindowView a, WindowView b, WindowView c, co
 // flat scans (the tests compare them), a fraction of the reads in a large table.
 inline MexProbe mex_probe_summary(WindowView a, WindowView b, WindowView c, uint64_t lo) {
     MexProbe p = probe_first_word(a, b, c, lo);
-    // Read even when word w holds the mex (18% of the cells in a 16384 square): it is within
-    // the padding, and reading it costs less than a branch that guesses wrong.
+    // Read even when word w holds the mex (18% of the cells in a 16384 square), which costs
+    // less than a branch that guesses wrong. It exists: w is at most the word of x + y, and
+    // every window reserves kScanPadWords words beyond that, so word w + 1 is reserved and
+    // the summary covers it.
     const uint64_t next = p.w + 1;
     p.s = next / 64;
     p.open = ~(a.full_summary(p.s) | b.full_summary(p.s) | c.full_summary(p.s)) &
