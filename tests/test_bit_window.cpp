@@ -1,0 +1,123 @@
+// BitWindow and the two-level mex kernel on their own, against plain sets: the engine tests
+// cover them only through whole tables, where a window rarely slides far or a scan rarely
+// crosses many summary words in a small table.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "engine/bit_window.hpp"
+#include "engine/mex_kernel.hpp"
+
+namespace grundy::engine {
+namespace {
+
+// A set of naturals, the slow way.
+struct PlainSet {
+    std::vector<bool> has;
+    bool contains(uint64_t v) const { return v < has.size() && has[v]; }
+    void insert(uint64_t v) {
+        if (v >= has.size()) has.resize(v + 1);
+        has[v] = true;
+    }
+    uint64_t mex_from(uint64_t v) const {
+        while (contains(v)) ++v;
+        return v;
+    }
+};
+
+// Every reserved word and summary bit of `w` against `plain`, from the low-water mark's word to
+// `top_word`.
+void expect_same(const BitWindow& w, const PlainSet& plain, uint64_t top_word) {
+    ASSERT_EQ(w.low, plain.mex_from(0));
+    const WindowView view = w.view();
+    for (uint64_t word = w.low / 64; word <= top_word; ++word) {
+        uint64_t bits = 0;
+        for (uint64_t b = 0; b < 64; ++b)
+            if (plain.contains(word * 64 + b)) bits |= uint64_t{1} << b;
+        ASSERT_EQ(view.word(word), bits) << "word " << word;
+        const bool full = (view.full_summary(word / 64) >> (word % 64)) & 1;
+        ASSERT_EQ(full, bits == ~uint64_t{0}) << "summary bit of word " << word;
+    }
+}
+
+// A row-like set: values arrive roughly in order within a band of `span` values above the
+// low-water mark, so the window slides and now and then grows. The window must hold exactly
+// the set, and keep at most half again what it needs (an earlier rule doubled it).
+TEST(BitWindow, SlidesAndGrowsKeepingTheSetAndAQuarterToSpare) {
+    std::mt19937_64 rng(7);
+    for (const uint64_t span : {100u, 3000u, 40000u}) {
+        BitWindow w;
+        w.open(0, 0);
+        PlainSet plain;
+        uint64_t top = 0;  // the largest value that may be inserted next
+        uint64_t most_needed = 0;
+        for (int step = 0; step < 20000; ++step) {
+            top += rng() % 3;
+            const uint64_t last_word = top / 64 + kScanPadWords;
+            w.reserve_through(last_word);
+            // Growth is by half again what is needed, a quarter each side of a slide; a window
+            // never shrinks, so the bound is on the most it ever needed.
+            most_needed = std::max(most_needed, last_word - w.low / 64 + 1);
+            ASSERT_LE(w.capacity, most_needed + most_needed / 2 + 2 * kMinWindowWords)
+                << "span " << span << ", step " << step;
+            // A value not yet in the set between the low-water mark and the top, biased low so
+            // that the mark moves.
+            const uint64_t lo = std::max(w.low, top > span ? top - span : 0);
+            uint64_t v = lo + (top >= lo ? rng() % (top - lo + 1) / (1 + rng() % 4) : 0);
+            v = plain.mex_from(v);
+            if (v > top) continue;
+            w.insert(v);
+            plain.insert(v);
+            if (step % 997 == 0) expect_same(w, plain, last_word);
+        }
+        expect_same(w, plain, top / 64 + kScanPadWords);
+        w.close();
+    }
+}
+
+// The two-level scan, probe then finish, against the mex of the union taken value by value,
+// with the mex far above lo: the scans cross several summary words, stop in the word of lo,
+// and meet words full in the union but in no single window.
+TEST(MexKernel, SummaryScanMatchesTheUnionValueByValue) {
+    std::mt19937_64 rng(11);
+    constexpr uint64_t kTop = 64 * 64 * 6;  // six summary words of values
+    for (int trial = 0; trial < 300; ++trial) {
+        BitWindow win[3];
+        PlainSet plain[3];
+        for (auto& w : win) {
+            w.open(0, kTop / 64 + 2 * kScanPadWords);
+            w.reserve_through(kTop / 64 + kScanPadWords);
+        }
+        // Below the gap every value goes to one window, chosen at random, so that words are
+        // full in the union without being full in any window; some windows get whole runs, so
+        // that their summaries skip.
+        const uint64_t gap = rng() % (kTop - 64);
+        const uint64_t run = 1 + rng() % 5000;
+        for (uint64_t v = 0; v < gap; ++v) {
+            const int k = (v / run) % 2 == 0 ? static_cast<int>(rng() % 3) : 0;
+            win[k].insert(v);
+            plain[k].insert(v);
+        }
+        // Sparse values above the gap.
+        for (uint64_t v = gap + 1; v < kTop; v += 1 + rng() % 7) {
+            const int k = static_cast<int>(rng() % 3);
+            win[k].insert(v);
+            plain[k].insert(v);
+        }
+        const uint64_t lo = std::max({win[0].low, win[1].low, win[2].low});
+        uint64_t expected = lo;
+        while (plain[0].contains(expected) || plain[1].contains(expected) ||
+               plain[2].contains(expected))
+            ++expected;
+        const WindowView a = win[0].view(), b = win[1].view(), c = win[2].view();
+        ASSERT_EQ(mex_finish_summary(a, b, c, mex_probe_summary(a, b, c, lo)), expected)
+            << "trial " << trial << ", gap " << gap << ", run " << run;
+        ASSERT_EQ(mex_finish_portable(a, b, c, probe_first_word(a, b, c, lo)), expected);
+        for (auto& w : win) w.close();
+    }
+}
+
+}  // namespace
+}  // namespace grundy::engine
