@@ -57,7 +57,9 @@ static inline void sweep_rows(TableState& s, uint64_t x0, uint64_t x1, uint64_t 
     uint64_t i = first[0];
     for (; i < steady && i < width + K - 1; ++i) round(i);
     for (; i < width; ++i) {
-        // The K cells of a round are independent: all begun, then all ended (sweep_cell.hpp).
+        // The K cells of a round lie on one anti-diagonal: they share no row, column or
+        // diagonal, and each needs only cells of earlier rounds. So all are begun before any
+        // is ended (sweep_cell.hpp says why).
         Cell cells[K];
 #pragma GCC unroll 8
         for (int r = 0; r < K; ++r) {
