@@ -56,21 +56,33 @@ static inline void sweep_rows(TableState& s, uint64_t x0, uint64_t x1, uint64_t 
     };
     uint64_t i = first[0];
     for (; i < steady && i < width + K - 1; ++i) round(i);
-    for (; i < width; ++i) {
+    if (i < width) {
         // The K cells of a round lie on one anti-diagonal: they share no row, column or
-        // diagonal, and each needs only cells of earlier rounds. So all are begun before any
-        // is ended (sweep_cell.hpp says why).
+        // diagonal, and each needs only cells of earlier rounds. Row r's cell of the next
+        // round needs only row r - 1's and its own cell of this round, so it is begun as soon
+        // as its own cell is ended, while the rows above are still being ended: every cell's
+        // first loads are in flight a whole round before its branches (sweep_cell.hpp says why).
         Cell cells[K];
 #pragma GCC unroll 8
         for (int r = 0; r < K; ++r) {
             const uint64_t c = i - static_cast<uint64_t>(r);
             begin_cell(cells[r], *rows[r], col[c], dia[r][c]);
         }
+        for (; i + 1 < width; ++i) {
+#pragma GCC unroll 8
+            for (int r = 0; r < K; ++r) {
+                const uint64_t c = i - static_cast<uint64_t>(r);
+                out_row[r][c] =
+                    static_cast<uint32_t>(end_cell(cells[r], *rows[r], col[c], dia[r][c]));
+                begin_cell(cells[r], *rows[r], col[c + 1], dia[r][c + 1]);
+            }
+        }
 #pragma GCC unroll 8
         for (int r = 0; r < K; ++r) {
             const uint64_t c = i - static_cast<uint64_t>(r);
             out_row[r][c] = static_cast<uint32_t>(end_cell(cells[r], *rows[r], col[c], dia[r][c]));
         }
+        ++i;
     }
     for (; i < width + K - 1; ++i) round(i);
 }
