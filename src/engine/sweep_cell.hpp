@@ -3,8 +3,8 @@
 // MEX_FINISH naming the halves of that set's kernel (mex_kernel.hpp), before the tile and strip
 // sweeps that use it.
 //
-// A cell is taken in two steps, so that a sweep can begin several independent cells before it
-// ends any of them (mex_kernel.hpp says why). Each window's fields are read once, before any
+// A cell is taken in two steps, so that a sweep can begin a cell well before it ends it, with
+// other cells' work in between (mex_kernel.hpp says why). Each window's fields are read once, before any
 // store into the words (WindowView says why: 126 -> 107 instructions and 44 -> 31 loads per
 // computed cell, 16384^2 on one thread 7% faster).
 
