@@ -41,11 +41,20 @@ inline uint64_t first_free(uint64_t word, uint64_t taken) {
     return word * 64 + static_cast<uint64_t>(__builtin_ctzll(~taken));
 }
 
+// The three windows' words from word w on: the flat kernels read them by offset.
+struct WordRows {
+    const uint64_t* a;
+    const uint64_t* b;
+    const uint64_t* c;
+};
+
+inline WordRows words_from(WindowView a, WindowView b, WindowView c, uint64_t w) {
+    return {a.word_ptr(w), b.word_ptr(w), c.word_ptr(w)};
+}
+
 // Portable version, one 64-bit word of each window per step.
 inline uint64_t mex_finish_portable(WindowView a, WindowView b, WindowView c, const MexProbe& p) {
-    const uint64_t* pa = a.word_ptr(p.w);
-    const uint64_t* pb = b.word_ptr(p.w);
-    const uint64_t* pc = c.word_ptr(p.w);
+    const auto [pa, pb, pc] = words_from(a, b, c, p.w);
     uint64_t taken = p.first;
     uint64_t k = 0;
     while (taken == ~uint64_t{0}) {

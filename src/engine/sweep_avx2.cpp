@@ -17,9 +17,7 @@ namespace {
 inline uint64_t mex_finish_avx2(WindowView a, WindowView b, WindowView c, const MexProbe& p) {
     if (p.first != ~uint64_t{0}) return first_free(p.w, p.first);
     const uint64_t w = p.w;
-    const uint64_t* pa = a.word_ptr(w);
-    const uint64_t* pb = b.word_ptr(w);
-    const uint64_t* pc = c.word_ptr(w);
+    const auto [pa, pb, pc] = words_from(a, b, c, w);
     const __m256i ones = _mm256_set1_epi64x(-1);
     for (uint64_t k = 1;; k += 4) {
         const __m256i v = _mm256_or_si256(

@@ -16,9 +16,7 @@ namespace {
 inline uint64_t mex_finish_avx512(WindowView a, WindowView b, WindowView c, const MexProbe& p) {
     if (p.first != ~uint64_t{0}) return first_free(p.w, p.first);
     const uint64_t w = p.w;
-    const uint64_t* pa = a.word_ptr(w);
-    const uint64_t* pb = b.word_ptr(w);
-    const uint64_t* pc = c.word_ptr(w);
+    const auto [pa, pb, pc] = words_from(a, b, c, w);
     const __m512i ones = _mm512_set1_epi64(-1);
     for (uint64_t k = 1;; k += 8) {
         // 0xFE: the truth table of a | b | c.

@@ -4,9 +4,9 @@
 // sweeps that use it.
 //
 // A cell is taken in two steps, so that a sweep can begin a cell well before it ends it, with
-// other cells' work in between (mex_kernel.hpp says why). Each window's fields are read once, before any
-// store into the words (WindowView says why: 126 -> 107 instructions and 44 -> 31 loads per
-// computed cell, 16384^2 on one thread 7% faster).
+// other cells' work in between (mex_kernel.hpp says why). Each window's fields are read once,
+// before any store into the words (WindowView says why: 126 -> 107 instructions and 44 -> 31
+// loads per computed cell, 16384^2 on one thread 7% faster).
 
 struct Cell {
     WindowView row, col, dia;
