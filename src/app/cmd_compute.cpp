@@ -165,10 +165,11 @@ int run(const po::variables_map& v) {
         const double rate = stats.seconds > 0 ? stats.cells / stats.seconds : 0.0;
         int n = std::snprintf(line, sizeof line,
                               "%llu cells in %.3f s, %s cells/s, %.2f ns/cell, %d threads, "
-                              "tile %u, %s kernel",
+                              "tile %u, %s kernel, windows at most %s",
                               static_cast<unsigned long long>(stats.cells), stats.seconds,
                               human(rate).c_str(), rate > 0 ? 1e9 / rate * stats.threads : 0.0,
-                              stats.threads, stats.tile, mex_kernel_name(stats.kernel));
+                              stats.threads, stats.tile, mex_kernel_name(stats.kernel),
+                              human_bytes(static_cast<double>(stats.peak_state_bytes)).c_str());
         if (writer && n > 0 && static_cast<size_t>(n) < sizeof line) {
             const double file = static_cast<double>(writer->file_bytes());
             n += std::snprintf(line + n, sizeof line - n, ", %s written to %s, ratio %.2f",
