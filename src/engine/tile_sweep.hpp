@@ -62,25 +62,27 @@ static inline void sweep_rows(TableState& s, uint64_t x0, uint64_t x1, uint64_t 
         // round needs only row r - 1's and its own cell of this round, so it is begun as soon
         // as its own cell is ended, while the rows above are still being ended: every cell's
         // first loads are in flight a whole round before its branches (sweep_cell.hpp says why).
+        Cursor row[K];
         Cell cells[K];
 #pragma GCC unroll 8
         for (int r = 0; r < K; ++r) {
             const uint64_t c = i - static_cast<uint64_t>(r);
-            begin_cell(cells[r], *rows[r], col[c], dia[r][c]);
+            row[r] = cursor_of(*rows[r]);
+            begin_cell(cells[r], row[r], col[c], dia[r][c]);
         }
         for (; i + 1 < width; ++i) {
 #pragma GCC unroll 8
             for (int r = 0; r < K; ++r) {
                 const uint64_t c = i - static_cast<uint64_t>(r);
-                out_row[r][c] =
-                    static_cast<uint32_t>(end_cell(cells[r], *rows[r], col[c], dia[r][c]));
-                begin_cell(cells[r], *rows[r], col[c + 1], dia[r][c + 1]);
+                out_row[r][c] = static_cast<uint32_t>(end_cell(cells[r], row[r], col[c], dia[r][c]));
+                begin_cell(cells[r], row[r], col[c + 1], dia[r][c + 1]);
             }
         }
 #pragma GCC unroll 8
         for (int r = 0; r < K; ++r) {
             const uint64_t c = i - static_cast<uint64_t>(r);
-            out_row[r][c] = static_cast<uint32_t>(end_cell(cells[r], *rows[r], col[c], dia[r][c]));
+            out_row[r][c] = static_cast<uint32_t>(end_cell(cells[r], row[r], col[c], dia[r][c]));
+            rows[r]->low = row[r].low;
         }
         ++i;
     }
