@@ -101,6 +101,8 @@ static int64_t sweep_tile_body(TableState& s, uint64_t x0, uint64_t x1, uint64_t
     constexpr int kRows = 3;
     uint64_t y = y0;
     for (; y + kRows <= y1; y += kRows) sweep_rows<kRows>(s, x0, x1, y0, y, out, lower_half);
-    for (; y < y1; ++y) sweep_rows<1>(s, x0, x1, y0, y, out, lower_half);
+    // The rows left over (a 512 tile leaves two) still go in one pass where they can.
+    if (y1 - y == 2) sweep_rows<2>(s, x0, x1, y0, y, out, lower_half);
+    if (y1 - y == 1) sweep_rows<1>(s, x0, x1, y0, y, out, lower_half);
     return bytes;
 }
