@@ -10,6 +10,7 @@
 #include "grundy/engine.hpp"
 #include "grundy/error.hpp"
 #include "grundy/memory_table.hpp"
+#include "kernel_builds.hpp"
 #include "reference.hpp"
 
 namespace grundy {
@@ -75,16 +76,26 @@ TEST(Engine, TransposeTileOfEveryShape) {
         }
 }
 
-// Every kernel this CPU runs gives the same table as the portable one.
+// Every kernel this CPU runs gives the same table as the portable one built for any CPU, and
+// so do the BMI2 builds of the portable and summary kernels where the CPU has BMI2.
 TEST(Engine, KernelsAgree) {
+    testing::Bmi2Builds any_cpu(false);
     const MemoryTable reference = compute(300, 517, 2, 64, MexKernel::Portable);
-    for (MexKernel k : {MexKernel::Avx2, MexKernel::Avx512, MexKernel::Summary}) {
-        if (!mex_kernel_supported(k)) {
-            GTEST_LOG_(INFO) << mex_kernel_name(k) << " not supported here, skipped";
+    for (const bool bmi2 : {false, true}) {
+        testing::Bmi2Builds builds(bmi2);
+        if (bmi2 && !engine::use_bmi2_builds()) {
+            GTEST_LOG_(INFO) << "no BMI2 here: its builds skipped";
             continue;
         }
-        const MemoryTable t = compute(300, 517, 2, 64, k);
-        EXPECT_EQ(t.values(), reference.values()) << mex_kernel_name(k);
+        for (MexKernel k :
+             {MexKernel::Portable, MexKernel::Avx2, MexKernel::Avx512, MexKernel::Summary}) {
+            if (!mex_kernel_supported(k)) {
+                GTEST_LOG_(INFO) << mex_kernel_name(k) << " not supported here, skipped";
+                continue;
+            }
+            const MemoryTable t = compute(300, 517, 2, 64, k);
+            EXPECT_EQ(t.values(), reference.values()) << mex_kernel_name(k) << " bmi2 " << bmi2;
+        }
     }
 }
 

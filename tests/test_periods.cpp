@@ -26,6 +26,7 @@
 #include "grundy/memory_table.hpp"
 #include "grundy/periodicity.hpp"
 #include "grundy/periods.hpp"
+#include "kernel_builds.hpp"
 
 extern char** environ;
 
@@ -114,8 +115,16 @@ TEST(Periods, AgreeWithCriterionOnStoredTable) {
 TEST(Periods, StripMatchesTableAndRestores) {
     constexpr uint64_t Y = 24, X = 3000;
     const MemoryTable t = table(Y, X);
-    for (MexKernel k : {MexKernel::Portable, MexKernel::Avx2, MexKernel::Avx512}) {
+    for (const auto& [k, bmi2] : {std::pair{MexKernel::Portable, false},
+                                  {MexKernel::Portable, true},
+                                  {MexKernel::Summary, false},
+                                  {MexKernel::Summary, true},
+                                  {MexKernel::Avx2, false},
+                                  {MexKernel::Avx512, false}}) {
         if (!mex_kernel_supported(k)) continue;
+        // The portable and summary kernels in both builds (sweep_bmi2.cpp) where BMI2 is there.
+        testing::Bmi2Builds builds(bmi2);
+        if (bmi2 && !engine::use_bmi2_builds()) continue;
         engine::Strip strip(Y, k);
         std::vector<uint64_t> g(Y);
         engine::StripSnapshot snap;

@@ -1,4 +1,6 @@
 // Run-time choice of the mex kernel from what the CPU reports.
+#include <atomic>
+
 #include "engine/sweep.hpp"
 #include "grundy/error.hpp"
 
@@ -48,6 +50,21 @@ const char* mex_kernel_name(MexKernel kernel) {
 
 namespace engine {
 
+namespace {
+std::atomic<bool> bmi2_allowed{true};
+}  // namespace
+
+bool use_bmi2_builds() {
+#if defined(__x86_64__)
+    return bmi2_allowed.load(std::memory_order_relaxed) && __builtin_cpu_supports("bmi") &&
+           __builtin_cpu_supports("bmi2");
+#else
+    return false;
+#endif
+}
+
+void allow_bmi2_builds(bool allowed) { bmi2_allowed.store(allowed, std::memory_order_relaxed); }
+
 SweepFn select_sweep(MexKernel kernel) {
     if (kernel == MexKernel::Auto) kernel = best_mex_kernel();
     if (!mex_kernel_supported(kernel))
@@ -59,9 +76,9 @@ SweepFn select_sweep(MexKernel kernel) {
         case MexKernel::Avx2:
             return sweep_tile_avx2;
         case MexKernel::Summary:
-            return sweep_tile_summary;
+            return use_bmi2_builds() ? sweep_tile_summary_bmi2 : sweep_tile_summary;
         default:
-            return sweep_tile_portable;
+            return use_bmi2_builds() ? sweep_tile_portable_bmi2 : sweep_tile_portable;
     }
 }
 

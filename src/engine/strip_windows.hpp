@@ -89,5 +89,9 @@ void sweep_strip_column_portable(StripWindows&, uint64_t x, uint64_t y0, uint64_
 void sweep_strip_column_summary(StripWindows&, uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g);
 void sweep_strip_column_avx2(StripWindows&, uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g);
 void sweep_strip_column_avx512(StripWindows&, uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g);
+void sweep_strip_column_portable_bmi2(StripWindows&, uint64_t x, uint64_t y0, uint64_t y1,
+                                      uint64_t* g);
+void sweep_strip_column_summary_bmi2(StripWindows&, uint64_t x, uint64_t y0, uint64_t y1,
+                                     uint64_t* g);
 
 }  // namespace grundy::engine

@@ -19,6 +19,17 @@ int64_t sweep_tile_portable(TableState&, uint64_t, uint64_t, uint64_t, uint64_t,
 int64_t sweep_tile_summary(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*, bool);
 int64_t sweep_tile_avx2(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*, bool);
 int64_t sweep_tile_avx512(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*, bool);
+// The portable and summary sweeps compiled for BMI1 and BMI2 (sweep_bmi2.cpp).
+int64_t sweep_tile_portable_bmi2(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*,
+                                 bool);
+int64_t sweep_tile_summary_bmi2(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*,
+                                bool);
+
+// Whether the portable and summary kernels run their BMI2 builds: where the CPU has BMI1 and
+// BMI2, unless allow_bmi2_builds(false) was called (the tests, to compare both builds). The
+// results are the same; only the instructions differ.
+bool use_bmi2_builds();
+void allow_bmi2_builds(bool allowed);
 
 // The sweep for `kernel`; Auto is resolved to the best this CPU runs. Throws grundy::Error if
 // the CPU lacks the instructions of the kernel asked for.
