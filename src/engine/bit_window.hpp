@@ -179,7 +179,7 @@ struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows 
         const uint64_t first = base / 64;
         for (uint64_t i = 0; i < used; ++i)
             full[(base + i) / 64 - first] |= static_cast<uint64_t>(words[i] == ~uint64_t{0})
-                                              << ((base + i) % 64);
+                                             << ((base + i) % 64);
         set_origins();
     }
 

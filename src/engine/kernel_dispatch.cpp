@@ -63,7 +63,9 @@ bool use_bmi2_builds() {
 #endif
 }
 
-void allow_bmi2_builds(bool allowed) { bmi2_allowed.store(allowed, std::memory_order_relaxed); }
+void allow_bmi2_builds(bool allowed) {
+    bmi2_allowed.store(allowed, std::memory_order_relaxed);
+}
 
 SweepFn select_sweep(MexKernel kernel) {
     if (kernel == MexKernel::Auto) kernel = best_mex_kernel();

@@ -15,13 +15,13 @@ namespace with_bmi2 {
 #include "engine/sweep_scalar.hpp"
 }  // namespace with_bmi2
 
-int64_t sweep_tile_portable_bmi2(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0,
-                                 uint64_t y1, uint32_t* out, bool lower_half) {
+int64_t sweep_tile_portable_bmi2(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
+                                 uint32_t* out, bool lower_half) {
     return with_bmi2::flat::sweep_tile_body(s, x0, x1, y0, y1, out, lower_half);
 }
 
-int64_t sweep_tile_summary_bmi2(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0,
-                                uint64_t y1, uint32_t* out, bool lower_half) {
+int64_t sweep_tile_summary_bmi2(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
+                                uint32_t* out, bool lower_half) {
     return with_bmi2::summary::sweep_tile_body(s, x0, x1, y0, y1, out, lower_half);
 }
 

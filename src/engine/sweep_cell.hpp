@@ -17,9 +17,11 @@ struct Cursor {
     uint64_t low;
 };
 
-static inline Cursor cursor_of(const BitWindow& w) { return {w.view(), w.low}; }
+static inline Cursor cursor_of(const BitWindow& w) {
+    return {w.view(), w.low};
+}
 
-// The least value from v on that is not in the set. Every sweep reserves, in every window it
+// The least value from `from` on that is not in the set. Every sweep reserves, in every window it
 // touches, kScanPadWords words beyond the word of the largest value it can insert there
 // (prepare_tile, the strip sweep), so a free bit always turns up inside the window: no bound
 // to test, unlike BitWindow::advance_low.

@@ -74,7 +74,8 @@ static inline void sweep_rows(TableState& s, uint64_t x0, uint64_t x1, uint64_t 
 #pragma GCC unroll 8
             for (int r = 0; r < K; ++r) {
                 const uint64_t c = i - static_cast<uint64_t>(r);
-                out_row[r][c] = static_cast<uint32_t>(end_cell(cells[r], row[r], col[c], dia[r][c]));
+                out_row[r][c] =
+                    static_cast<uint32_t>(end_cell(cells[r], row[r], col[c], dia[r][c]));
                 begin_cell(cells[r], row[r], col[c + 1], dia[r][c + 1]);
             }
         }
