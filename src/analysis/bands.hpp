@@ -98,8 +98,34 @@ class LineSet {
                          static_cast<int64_t>(w) - static_cast<int64_t>(first_));
     }
     bool contains(uint64_t v) const { return (word(v / 64) >> (v % 64)) & 1; }
-    // Adds v; false if it was already there.
+    // Adds v; false if it was already there. The common case, a bit of a stored word that
+    // does not fill it, is inline; the rest is insert_rest (verify calls this twice a cell,
+    // and the whole function, not inlined, was 15% of its time).
     bool insert(uint64_t v) {
+        const uint64_t i = v / 64 - first_;  // wraps below first_: never < size then
+        if (i < words_.size()) {
+            const uint64_t bit = uint64_t{1} << (v % 64);
+            const uint64_t before = words_[i];
+            if (before & bit) return false;
+            if ((before | bit) != ~uint64_t{0}) {
+                words_[i] = before | bit;
+                return true;
+            }
+        }
+        return insert_rest(v);
+    }
+    // The least value not in the set.
+    uint64_t mex() const {
+        return 64 * base_ + static_cast<uint64_t>(std::countr_one(word(base_)));
+    }
+    void release() {
+        std::vector<uint64_t>().swap(words_);
+        std::vector<uint64_t>().swap(full_);
+        base_ = first_ = 0;
+    }
+
+  private:
+    [[gnu::noinline]] bool insert_rest(uint64_t v) {
         const uint64_t w = v / 64;
         if (w < base_) return false;
         if (words_.empty()) {
@@ -135,17 +161,7 @@ class LineSet {
         }
         return true;
     }
-    // The least value not in the set.
-    uint64_t mex() const {
-        return 64 * base_ + static_cast<uint64_t>(std::countr_one(word(base_)));
-    }
-    void release() {
-        std::vector<uint64_t>().swap(words_);
-        std::vector<uint64_t>().swap(full_);
-        base_ = first_ = 0;
-    }
 
-  private:
     void rebuild_full() {
         full_.assign(words_.size() / 64 + 1, 0);
         for (uint64_t j = 0; j < words_.size(); ++j)
