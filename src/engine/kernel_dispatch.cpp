@@ -63,6 +63,10 @@ bool use_bmi2_builds() {
 #endif
 }
 
+const ScalarSweeps& scalar_sweeps() {
+    return use_bmi2_builds() ? kBmi2Sweeps : kAnyCpuSweeps;
+}
+
 void allow_bmi2_builds(bool allowed) {
     bmi2_allowed.store(allowed, std::memory_order_relaxed);
 }
@@ -78,9 +82,9 @@ SweepFn select_sweep(MexKernel kernel) {
         case MexKernel::Avx2:
             return sweep_tile_avx2;
         case MexKernel::Summary:
-            return use_bmi2_builds() ? sweep_tile_summary_bmi2 : sweep_tile_summary;
+            return scalar_sweeps().summary_tile;
         default:
-            return use_bmi2_builds() ? sweep_tile_portable_bmi2 : sweep_tile_portable;
+            return scalar_sweeps().portable_tile;
     }
 }
 

@@ -35,12 +35,10 @@ Strip::Strip(uint64_t rows, MexKernel kernel, int threads, uint64_t lag) : rows_
             sweep_ = sweep_strip_column_avx2;
             break;
         case MexKernel::Summary:
-            sweep_ =
-                use_bmi2_builds() ? sweep_strip_column_summary_bmi2 : sweep_strip_column_summary;
+            sweep_ = scalar_sweeps().summary_strip;
             break;
         default:
-            sweep_ =
-                use_bmi2_builds() ? sweep_strip_column_portable_bmi2 : sweep_strip_column_portable;
+            sweep_ = scalar_sweeps().portable_strip;
             break;
     }
     kernel_name_ = mex_kernel_name(kernel);

@@ -85,13 +85,8 @@ struct StripWindows {
 // diagonals come from the cells below and to the left); y0 = 0 starts the column's set.
 using StripColumnFn = void (*)(StripWindows&, uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g);
 
-void sweep_strip_column_portable(StripWindows&, uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g);
-void sweep_strip_column_summary(StripWindows&, uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g);
+// The scalar kernels' strip sweeps are in engine/sweep.hpp (ScalarSweeps).
 void sweep_strip_column_avx2(StripWindows&, uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g);
 void sweep_strip_column_avx512(StripWindows&, uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g);
-void sweep_strip_column_portable_bmi2(StripWindows&, uint64_t x, uint64_t y0, uint64_t y1,
-                                      uint64_t* g);
-void sweep_strip_column_summary_bmi2(StripWindows&, uint64_t x, uint64_t y0, uint64_t y1,
-                                     uint64_t* g);
 
 }  // namespace grundy::engine

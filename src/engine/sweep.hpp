@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "engine/strip_windows.hpp"
 #include "engine/table_state.hpp"
 #include "grundy/engine.hpp"
 
@@ -15,19 +16,22 @@ namespace grundy::engine {
 using SweepFn = int64_t (*)(TableState&, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
                             uint32_t* out, bool lower_half);
 
-int64_t sweep_tile_portable(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*, bool);
-int64_t sweep_tile_summary(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*, bool);
 int64_t sweep_tile_avx2(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*, bool);
 int64_t sweep_tile_avx512(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*, bool);
-// The portable and summary sweeps compiled for BMI1 and BMI2 (sweep_bmi2.cpp).
-int64_t sweep_tile_portable_bmi2(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*,
-                                 bool);
-int64_t sweep_tile_summary_bmi2(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*,
-                                bool);
 
-// Whether the portable and summary kernels run their BMI2 builds: where the CPU has BMI1 and
-// BMI2, unless allow_bmi2_builds(false) was called (the tests, to compare both builds). The
-// results are the same; only the instructions differ.
+// The tile and strip sweeps of the two scalar kernels (sweep_scalar.hpp), one table per build:
+// for any x86-64 (sweep_portable.cpp) and for BMI1 and BMI2 (sweep_bmi2.cpp).
+struct ScalarSweeps {
+    SweepFn portable_tile, summary_tile;
+    StripColumnFn portable_strip, summary_strip;
+};
+extern const ScalarSweeps kAnyCpuSweeps;
+extern const ScalarSweeps kBmi2Sweeps;
+
+// The build the scalar kernels run: BMI2 where the CPU has BMI1 and BMI2, unless
+// allow_bmi2_builds(false) was called (the tests, to compare both builds). The results are the
+// same; only the instructions differ.
+const ScalarSweeps& scalar_sweeps();
 bool use_bmi2_builds();
 void allow_bmi2_builds(bool allowed);
 

@@ -32,3 +32,8 @@ namespace {
 #undef MEX_FINISH
 }  // namespace
 }  // namespace summary
+
+// This build's sweeps, for the dispatch (sweep.hpp).
+inline constexpr ScalarSweeps kSweeps{&flat::sweep_tile_body, &summary::sweep_tile_body,
+                                      &flat::sweep_strip_column_body,
+                                      &summary::sweep_strip_column_body};
