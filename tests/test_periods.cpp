@@ -262,15 +262,89 @@ TEST(PeriodsThreads, ComparisonsAndRestoresAcrossThreadCounts) {
         many.restore(saved);
         engine::StripBlock b;
         b.columns = 999;
-        std::vector<uint8_t> matched;
+        std::vector<uint32_t> matched_rows;
         b.compare = &saved;
-        b.matched = &matched;
+        b.matched_rows = &matched_rows;
         many.advance_block(b);
+        std::vector<uint8_t> matched;
+        for (const uint32_t m : matched_rows) matched.push_back(m == Y ? 1 : 0);
         EXPECT_EQ(matched, expected) << threads << " threads";
         engine::StripSnapshot end_one, end_many;
         one.snapshot(end_one);
         many.snapshot(end_many);
         EXPECT_TRUE(engine::same_state(end_one, end_many)) << threads << " threads";
+    }
+}
+
+// Settled rows (Strip::settle): the lowest rows' values taken from a ring of earlier columns
+// instead of a mex give the same cells and the same states as the plain sweep, for 1, 2 and 3
+// threads; and a wrong period (rows that are not periodic with it) gives other cells, so the
+// comparison can fail. The sub-strip of rows 0..20 repeats with P = 384 from column 2400
+// (ComparisonsAndRestoresAcrossThreadCounts).
+TEST(PeriodsThreads, SettledRowsGiveTheSameCells) {
+    constexpr uint64_t Y = 45, S = 21, P = 384, L = 3 * P, first = 2401 + P, cols = 3000;
+    engine::Strip plain(Y, MexKernel::Auto, 1);
+    const std::vector<uint64_t> head = sweep_cells(plain, first, {first});
+    const std::vector<uint64_t> ref = sweep_cells(plain, cols, {cols});
+    // The ring the strip reads: g - x + 2y of every column at (x mod L) * Y + y.
+    std::vector<uint16_t> ring(L * Y);
+    auto record = [&](uint64_t x, uint64_t y, uint64_t g) {
+        ring[(x % L) * Y + y] = static_cast<uint16_t>(g + 2 * y - x);
+    };
+    for (uint64_t i = 0; i < head.size(); ++i) record(i / Y, i % Y, head[i]);
+    for (const auto& [threads, period] : {std::pair{1, P}, {2, P}, {3, P}, {2, uint64_t{3}}}) {
+        SCOPED_TRACE(std::to_string(threads) + " threads, period " + std::to_string(period));
+        engine::Strip strip(Y, MexKernel::Auto, threads, 3);
+        sweep_cells(strip, first, {first});
+        std::vector<uint16_t> live(ring);
+        engine::SettledRows settled;
+        settled.rows = S;
+        settled.period = period;
+        settled.values = live.data();
+        settled.length = L;
+        settled.stride = Y;
+        strip.settle(settled);
+        std::vector<uint64_t> got(cols * Y);
+        engine::StripBlock b;
+        b.columns = cols;
+        b.rows_done = [&](uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g) {
+            for (uint64_t y = y0; y < y1; ++y) {
+                got[(x - first) * Y + y] = g[y - y0];
+                live[(x % L) * Y + y] = static_cast<uint16_t>(g[y - y0] + 2 * y - x);
+            }
+        };
+        strip.advance_block(b);
+        if (period != P) {
+            EXPECT_NE(got, ref);
+            continue;
+        }
+        for (uint64_t i = 0; i < ref.size(); ++i)
+            ASSERT_EQ(got[i], ref[i]) << "x " << first + i / Y << " y " << i % Y;
+        engine::StripSnapshot a, c;
+        plain.snapshot(a);
+        strip.snapshot(c);
+        EXPECT_TRUE(engine::same_state(a, c));
+    }
+}
+
+// Rows 0..255 certified by today's strip (settled rows, threads) are those of the committed
+// 512-row result, computed by the strip without settled rows in an earlier session.
+TEST(PeriodsThreads, Rows256MatchTheCommittedResult) {
+    PeriodsOptions o;
+    o.rows = 256;
+    o.threads = 2;
+    o.keep_blocks = false;
+    const PeriodsResult r = certify_row_periods(o);
+    ASSERT_EQ(r.status, PeriodsResult::Status::Certified);
+    std::ifstream in(std::string(GRUNDY_SOURCE_DIR) + "/jobs/results/row-periods-512.csv");
+    std::string line;
+    ASSERT_TRUE(std::getline(in, line));
+    ASSERT_EQ(line.rfind("row,preperiod,period,certified", 0), 0u);
+    for (const CertifiedRowPeriod& row : r.rows) {
+        ASSERT_TRUE(std::getline(in, line));
+        std::ostringstream expected;
+        expected << row.row << ',' << row.preperiod << ',' << row.period << ",1,";
+        EXPECT_EQ(line, expected.str());
     }
 }
 

@@ -33,6 +33,11 @@ struct PeriodsProgress {
     std::atomic<uint64_t> saved_column{0};  // phase 1: the column whose state is compared
     std::atomic<uint64_t> state_bits{0};    // bits of one relative state
     std::atomic<uint64_t> window_bytes{0};  // storage of the live windows
+    // phase 1: rows 0..settled_rows-1 have repeated (filled from the ring, no mex), and where
+    // the certificate is expected: the column at which rows settle, fitted as c * rows^b over
+    // the settled sub-strips seen so far and extrapolated to all rows (0: too few to fit)
+    std::atomic<uint64_t> settled_rows{0};
+    std::atomic<uint64_t> expected_x0{0};
 };
 
 struct PeriodsOptions {

@@ -20,6 +20,14 @@
 // sweeps a fresh strip over columns 0..x0 + P with a ring of exactly P. Either way the ring ends
 // holding a whole P-block from x0 + 1, on which the divisors of P are tried.
 //
+// Settled rows: every comparison with the saved state also says how many of the lowest rows match
+// (the sub-strip of rows 0..m-1 evolves on its own, so its state repeating is a certificate for
+// those rows, found by the same full comparison). From the next block on, such rows take their
+// values from the ring, `lambda` columns back, instead of a mex (Strip::settle), when the ring
+// holds whole periods of them; the values are the same, so every result is too, and the sweep
+// costs only the rows that have not repeated yet. A resumed run finds its settled rows again at
+// the next match of their sub-strip.
+//
 // The strip is swept in blocks of columns by all its threads (strip.hpp); everything that needs
 // the state after one particular column happens at a block's end: blocks end at every column
 // whose state is saved (Brent's, phase 2's x0 and x0 + P) and at the end of each phase. The
@@ -36,6 +44,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -431,6 +440,42 @@ void check_record(const Progress& p, RecordErrors& errors) {
             if (m != kNone && m > p.x0) throw Error("internal: a row broke the certificate");
 }
 
+// The sub-strip of rows 0..m-1 (which evolves on its own) has the same state at the saved column
+// and `lambda` columns later, compared in full: those rows are periodic with period lambda for
+// ever from there, and their values can come from the ring instead of a mex, if the ring holds
+// whole periods of them (length a multiple of lambda). Takes effect at the next block.
+void note_settled(engine::SettledRows& settled, Progress& p, uint64_t m, uint64_t lambda) {
+    if (m <= settled.rows || p.ring_len == 0 || p.ring_len % lambda != 0) return;
+    settled.rows = m;
+    settled.period = lambda;
+    settled.values = p.ring.data();
+    settled.length = p.ring_len;
+    settled.stride = p.last_mismatch.size();
+}
+
+// Where sub-strips settled (rows m by column x), for the progress line's estimate of the
+// certificate's column: a least-squares fit of log x against log m over the sub-strips of at
+// least a quarter of the rows seen so far (the small ones settle before the growth law holds).
+class SettleGrowth {
+  public:
+    void add(uint64_t rows, uint64_t column) { points_.emplace_back(rows, column); }
+    uint64_t predict(uint64_t rows) const {
+        double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+        for (const auto& [m, x] : points_) {
+            if (4 * m < points_.back().first || m < 16) continue;
+            const double lx = std::log(static_cast<double>(m)),
+                         ly = std::log(static_cast<double>(x));
+            n += 1, sx += lx, sy += ly, sxx += lx * lx, sxy += lx * ly;
+        }
+        if (n < 3 || sxx * n - sx * sx <= 0) return 0;
+        const double b = (n * sxy - sx * sy) / (n * sxx - sx * sx), a = (sy - b * sx) / n;
+        return static_cast<uint64_t>(std::exp(a + b * std::log(static_cast<double>(rows))));
+    }
+
+  private:
+    std::vector<std::pair<uint64_t, uint64_t>> points_;
+};
+
 void start_ring(Progress& p, uint64_t rows, uint64_t L) {
     p.ring_len = L;
     p.ring.assign(0);
@@ -476,7 +521,10 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
                                              const uint64_t* g) {
         record_rows(p, x, y0, y1, g, Y, record_errors);
     };
-    std::vector<uint8_t> matched;
+    std::vector<uint32_t> matched_rows;
+    // The lowest rows whose sub-strip has repeated (rows settled in the strip); see settle_rows.
+    engine::SettledRows settled;
+    SettleGrowth growth;
 
     if (p.phase == 1) {
         if (!p.strip.words.empty()) strip.restore(p.strip);
@@ -505,7 +553,7 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
             const bool comparing = !p.found && next > first_saved;
             if (comparing) {
                 b.compare = &p.saved;
-                b.matched = &matched;
+                b.matched_rows = &matched_rows;
             }
             strip.advance_block(b);
             uint64_t processed = 0;
@@ -517,7 +565,8 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
                     p.power = 64;
                 } else if (!p.found && x > first_saved) {
                     const uint64_t lambda = x - p.saved.column;
-                    if (comparing && matched[x - next]) {
+                    if (comparing) note_settled(settled, p, matched_rows[x - next], lambda);
+                    if (comparing && matched_rows[x - next] == Y) {
                         // Compared in full by the bands, each match copied out and compared
                         // again (Strip::band_matches).
                         p.found = true;
@@ -543,6 +592,16 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
             result.columns_swept += processed;
             check_record(p, record_errors);
             if (done) break;
+            // The whole strip repeats from x0 on: every row is settled for the ring's tail.
+            if (p.found) note_settled(settled, p, Y, p.period);
+            if (settled.rows > strip.settled_rows()) {
+                strip.settle(settled);
+                growth.add(settled.rows, end);
+                if (o.progress) {
+                    o.progress->settled_rows.store(settled.rows, std::memory_order_relaxed);
+                    o.progress->expected_x0.store(growth.predict(Y), std::memory_order_relaxed);
+                }
+            }
             report(o.progress, 1, end, p.found ? p.x0 + p.ring_len + 1 : 0,
                    p.has_saved ? p.saved.column : p.x0, strip);
             if (runner.after_block(p, strip, result, processed)) {

@@ -72,6 +72,17 @@ double parse_seconds(const std::string& text) {
     return v;
 }
 
+std::string human_seconds(double s) {
+    char text[32];
+    if (s < 120)
+        std::snprintf(text, sizeof text, "%.0f s", s);
+    else if (s < 7200)
+        std::snprintf(text, sizeof text, "%.0f min", s / 60);
+    else
+        std::snprintf(text, sizeof text, "%.1f h", s / 3600);
+    return text;
+}
+
 // One thread that redraws a status line on stderr twice a second.
 class Printer {
   public:
@@ -93,6 +104,27 @@ class Printer {
     }
 
   private:
+    // Columns, columns per second, the settled rows, the certificate's expected column (from
+    // the fitted growth of where rows settle) and the time to reach it at the current speed.
+    void phase1_line(char* line, size_t size, uint64_t col, double t) {
+        if (first_time_ < 0) {  // a resumed run starts at its checkpoint's column
+            first_time_ = t;
+            first_column_ = col;
+        }
+        const double rate =
+            t > first_time_ ? static_cast<double>(col - first_column_) / (t - first_time_) : 0.0;
+        const uint64_t expected = p_.expected_x0.load(), settled = p_.settled_rows.load();
+        std::string eta = "unknown";
+        if (expected > col && rate > 0)
+            eta = human_seconds(static_cast<double>(expected - col) / rate);
+        std::snprintf(line, size,
+                      "phase 1/2: column %s (%s col/s), rows 0..%llu settled, certificate "
+                      "expected near column %s, ETA %s",
+                      human(static_cast<double>(col)).c_str(), human(rate).c_str(),
+                      static_cast<unsigned long long>(settled ? settled - 1 : 0),
+                      expected ? human(static_cast<double>(expected)).c_str() : "?", eta.c_str());
+    }
+
     void loop() {
         const auto start = std::chrono::steady_clock::now();
         std::unique_lock<std::mutex> lock(mutex_);
@@ -101,18 +133,11 @@ class Printer {
             const double t =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             const uint64_t col = p_.column.load(), target = p_.target.load();
-            const double state = static_cast<double>(p_.state_bits.load()) / 8;
-            const double windows = static_cast<double>(p_.window_bytes.load());
             char line[200];
             if (p_.phase.load() == 0)
                 std::snprintf(line, sizeof line, "starting (allocating, reading the checkpoint)");
             else if (p_.phase.load() == 1)
-                std::snprintf(line, sizeof line,
-                              "phase 1/2 cycle search: column %s, comparing with column %s, "
-                              "state %s (windows %s), %.0f s",
-                              human(static_cast<double>(col)).c_str(),
-                              human(static_cast<double>(p_.saved_column.load())).c_str(),
-                              human_bytes(state).c_str(), human_bytes(windows).c_str(), t);
+                phase1_line(line, sizeof line, col, t);
             else
                 std::snprintf(line, sizeof line,
                               "phase 2/2 exact preperiods: column %s of %s (%.1f%%), %.0f s",
@@ -124,6 +149,8 @@ class Printer {
         }
     }
     const PeriodsProgress& p_;
+    double first_time_ = -1;
+    uint64_t first_column_ = 0;
     std::mutex mutex_;
     std::condition_variable wake_;
     bool stopping_ = false;

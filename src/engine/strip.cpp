@@ -60,21 +60,28 @@ Strip::Strip(uint64_t rows, MexKernel kernel, int threads, uint64_t lag) : rows_
     }
     for (uint32_t i = 0; i < layout_.size(); ++i) all_segments_.push_back(i);
 
-    // Bands of equal estimated work: cuts where the running cost passes k / bands of the total.
-    auto cost = [](uint64_t y) { return kStripCostBase + kStripCostPerRow * y; };
+    cut_bands(bands);
+}
+
+// Bands of equal estimated work: cuts where the running cost passes k / count of the total. A
+// settled row costs a fraction of a computed one (its cells only insert a known value).
+void Strip::cut_bands(uint64_t count) {
+    auto cost = [this](uint64_t y) {
+        return y < settled_.rows ? kStripCostSettled : kStripCostBase + kStripCostPerRow * y;
+    };
     uint64_t total = 0;
-    for (uint64_t y = 0; y < rows; ++y) total += cost(y);
+    for (uint64_t y = 0; y < rows_; ++y) total += cost(y);
     std::vector<uint64_t> starts = {0};
     uint64_t run = 0;
-    for (uint64_t y = 0; y < rows && starts.size() < bands; ++y) {
+    for (uint64_t y = 0; y < rows_ && starts.size() < count; ++y) {
         run += cost(y);
         // At least kMinStripBandRows rows in every band (there are at most rows / that many).
         const uint64_t k = starts.size();
-        if (run * bands >= k * total && y + 1 - starts.back() >= kMinStripBandRows &&
-            rows - (y + 1) >= (bands - k) * kMinStripBandRows)
+        if (run * count >= k * total && y + 1 - starts.back() >= kMinStripBandRows &&
+            rows_ - (y + 1) >= (count - k) * kMinStripBandRows)
             starts.push_back(y + 1);
     }
-    starts.push_back(rows);
+    starts.push_back(rows_);
     set_bands(starts);
 }
 
@@ -85,8 +92,9 @@ void Strip::set_bands(const std::vector<uint64_t>& starts) {
         band->y0 = starts[k];
         band->y1 = starts[k + 1];
         band->g.resize(band->y1 - band->y0);
-        // The band compares its rows, and the diagonals through (x, y - 1) for its rows y - 1.
-        for (uint32_t i = 0; i < layout_.size(); ++i) {
+        // The band compares its rows, and the diagonals through (x, y - 1) for its rows y - 1,
+        // lowest first: the first difference then names the largest sub-strip that matches.
+        for (uint32_t i = static_cast<uint32_t>(layout_.size()); i-- > 0;) {
             const Segment& seg = layout_[i];
             const uint64_t owner_row = seg.is_row ? seg.y : seg.y - 1;
             if (owner_row >= band->y0 && owner_row < band->y1) band->segments.push_back(i);
@@ -119,12 +127,70 @@ uint64_t Strip::advance(uint64_t* g) {
 // here too, on whichever thread runs the tile.
 void Strip::run_tile(size_t k, uint64_t first, uint64_t i0, uint64_t n, const StripBlock& b) {
     Band& band = *bands_[k];
+    const uint64_t given = std::clamp(settled_.rows, band.y0, band.y1);
     for (uint64_t i = i0; i < i0 + n; ++i) {
         const uint64_t x = first + i;
-        sweep_(*windows_, x, band.y0, band.y1, band.g.data());
+        if (given > band.y0) fill_settled(x, band.y0, given, band.g.data());
+        if (given < band.y1)
+            sweep_(*windows_, x, given, band.y1, band.g.data() + (given - band.y0));
         if (b.rows_done) b.rows_done(x, band.y0, band.y1, band.g.data());
-        if (b.compare) band.matched[i] = band_matches(band, *b.compare, x) ? 1 : 0;
+        if (b.compare) band.mismatch[i] = band_mismatch(band, *b.compare, x);
     }
+}
+
+// The cells of settled rows y0..y1-1 in column x: the value the ring gives, added to the row,
+// column and diagonal sets exactly as the mex sweep would add it (strip_sweep.hpp). The column's
+// cursor stays in registers for the whole band, and the row and diagonal windows of a cell a few
+// rows up are fetched ahead: they are all over memory, and waiting for them was most of a
+// settled cell's time.
+void Strip::fill_settled(uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g) {
+    StripWindows& s = *windows_;
+    BitWindow& col = s.column(x);
+    if (y0 == 0) StripWindows::reset(col, s.column_floor(x));
+    col.reserve_through((x + y1) / 64 + kScanPadWords);
+    const WindowView col_view = col.view();
+    uint64_t col_low = col.low;
+    const uint16_t* u =
+        settled_.values + ((x - settled_.period) % settled_.length) * settled_.stride;
+    uint64_t slot = s.diag_slot(x, y0);
+    uint64_t ahead = s.diag_slot(x, y0 + kStripPrefetchCells);
+    for (uint64_t y = y0; y < y1; ++y) {
+        const uint64_t v = u[y] + x - 2 * y;
+        if (y + kStripPrefetchCells < y1) {  // the word the cell up there will set
+            const uint64_t y_ahead = y + kStripPrefetchCells;
+            const uint64_t w = 8 * ((u[y_ahead] + x - 2 * y_ahead) / 64);
+            __builtin_prefetch(reinterpret_cast<const void*>(s.row_sets[y_ahead].word_origin + w));
+            __builtin_prefetch(reinterpret_cast<const void*>(s.diag_sets[ahead].word_origin + w));
+        }
+        ahead = ahead == 0 ? s.diag_count - 1 : ahead - 1;
+        BitWindow& row = s.row_sets[y];
+        BitWindow& dia = s.diag_sets[slot];
+        slot = slot == 0 ? s.diag_count - 1 : slot - 1;
+        if (y == 0) StripWindows::reset(dia, s.diagonal_floor(x, y));
+        const uint64_t last_word = (x + y) / 64 + kScanPadWords;
+        row.reserve_through(last_word);
+        dia.reserve_through(last_word);
+        row.insert(v);
+        dia.insert(v);
+        col_view.set(v);
+        if (v == col_low) {
+            col.low = col_low;
+            col.advance_low();
+            col_low = col.low;
+        }
+        g[y - y0] = v;
+    }
+    col.low = col_low;
+}
+
+void Strip::settle(const SettledRows& settled) {
+    if (settled.rows > rows_ ||
+        (settled.rows &&
+         (settled.period == 0 || !settled.values || settled.length % settled.period != 0 ||
+          settled.stride < settled.rows || next_ <= settled.period)))
+        throw Error("internal: settled rows without a usable ring");
+    settled_ = settled;
+    cut_bands(bands_.size());
 }
 
 // With several bands, the block is cut into tiles of one band by `chunk` columns, run as OpenMP
@@ -138,7 +204,7 @@ void Strip::advance_block(const StripBlock& b) {
     if (failed_.load()) throw Error("internal: strip used after a failed sweep");
     const uint64_t first = next_;
     for (auto& band : bands_)
-        if (b.compare) band->matched.assign(b.columns, 0);
+        if (b.compare) band->mismatch.assign(b.columns, kNoMismatch);
     const size_t K = bands_.size();
     if (K == 1) {
         run_tile(0, first, 0, b.columns, b);
@@ -181,10 +247,12 @@ void Strip::advance_block(const StripBlock& b) {
     }
     next_ = first + b.columns;
     if (mismatch_.load()) throw Error("internal: live comparison and snapshot disagree");
-    if (b.compare && b.matched) {
-        b.matched->assign(b.columns, 1);
+    if (b.compare && b.matched_rows) {
+        // Row 0 has no segment (it is g(x, 0) = x): the sub-strip of row 0 always matches.
+        b.matched_rows->assign(b.columns, static_cast<uint32_t>(rows_));
         for (const auto& band : bands_)
-            for (uint64_t i = 0; i < b.columns; ++i) (*b.matched)[i] &= band->matched[i];
+            for (uint64_t i = 0; i < b.columns; ++i)
+                (*b.matched_rows)[i] = std::min((*b.matched_rows)[i], band->mismatch[i]);
     }
 }
 
@@ -214,19 +282,23 @@ uint64_t Strip::chunk(const BitWindow& w, int64_t v) {
 }
 
 template <class Visit>
+bool Strip::for_each_segment_word(const Segment& seg, uint64_t x, Visit&& visit) const {
+    const BitWindow& w = window_of(seg, x);
+    const int64_t first = static_cast<int64_t>(x) + seg.start;
+    for (uint64_t k = 0; k * 64 < seg.bits; ++k) {
+        uint64_t c = chunk(w, first + static_cast<int64_t>(k * 64));
+        const uint64_t left = seg.bits - k * 64;
+        if (left < 64) c &= (uint64_t{1} << left) - 1;
+        if (!visit(seg.offset + k, c)) return false;
+    }
+    return true;
+}
+
+template <class Visit>
 bool Strip::for_each_state_word(const std::vector<uint32_t>& segs, uint64_t x,
                                 Visit&& visit) const {
-    for (const uint32_t i : segs) {
-        const Segment& seg = layout_[i];
-        const BitWindow& w = window_of(seg, x);
-        const int64_t first = static_cast<int64_t>(x) + seg.start;
-        for (uint64_t k = 0; k * 64 < seg.bits; ++k) {
-            uint64_t c = chunk(w, first + static_cast<int64_t>(k * 64));
-            const uint64_t left = seg.bits - k * 64;
-            if (left < 64) c &= (uint64_t{1} << left) - 1;
-            if (!visit(seg.offset + k, c)) return false;
-        }
-    }
+    for (const uint32_t i : segs)
+        if (!for_each_segment_word(layout_[i], x, visit)) return false;
     return true;
 }
 
@@ -250,14 +322,19 @@ bool Strip::matches(const StripSnapshot& s) const {
 }
 
 // The band's part of matches(), right after the band swept column x: its segments cannot change
-// before it starts column x + 1 (strip.hpp). A match is checked again by copying the segments
-// out, as snapshot() would, and comparing the copies.
-bool Strip::band_matches(Band& band, const StripSnapshot& s, uint64_t x) {
-    if (s.rows != rows_ || s.words.size() != state_words_) return false;
-    const bool same = for_each_state_word(
-        band.segments, x, [&](uint64_t i, uint64_t word) { return word == s.words[i]; });
-    if (!same) return false;
-    band.check.words.assign(state_words_, 0);
+// before it starts column x + 1 (strip.hpp). Returns the row of the lowest segment that differs.
+// A match of all its segments is checked again by copying them out, as snapshot() would, and
+// comparing the copies.
+uint32_t Strip::band_mismatch(Band& band, const StripSnapshot& s, uint64_t x) {
+    if (s.rows != rows_ || s.words.size() != state_words_) return 0;
+    for (const uint32_t i : band.segments) {
+        const Segment& seg = layout_[i];
+        if (!for_each_segment_word(seg, x,
+                                   [&](uint64_t w, uint64_t word) { return word == s.words[w]; }))
+            return static_cast<uint32_t>(seg.y);
+    }
+    // Sized once: only this band's words are written and compared.
+    if (band.check.words.size() != state_words_) band.check.words.assign(state_words_, 0);
     for_each_state_word(band.segments, x, [&](uint64_t i, uint64_t word) {
         band.check.words[i] = word;
         return true;
@@ -267,7 +344,7 @@ bool Strip::band_matches(Band& band, const StripSnapshot& s, uint64_t x) {
         for (uint64_t w = seg.offset; w < seg.offset + (seg.bits + 63) / 64; ++w)
             if (band.check.words[w] != s.words[w]) mismatch_.store(true);
     }
-    return true;
+    return kNoMismatch;
 }
 
 void Strip::restore(const StripSnapshot& s) {

@@ -57,9 +57,25 @@ struct StripBlock {
     uint64_t columns = 0;
     StripRowsFn rows_done;  // optional
     // Optional: compare the state after every column of the block with this snapshot; then
-    // `matched` gets one entry per column, 1 where the states are equal in full.
+    // `matched_rows` gets one entry per column: the largest m such that the state of the
+    // sub-strip of rows 0..m-1 (its rows' windows and the diagonals entering them) equals the
+    // snapshot's, compared in full; rows() where the whole states are equal.
     const StripSnapshot* compare = nullptr;
-    std::vector<uint8_t>* matched = nullptr;
+    std::vector<uint32_t>* matched_rows = nullptr;
+};
+
+// Rows 0..rows-1 of a strip known to be periodic for ever (their sub-strip's state repeated:
+// the sub-strip of the lowest rows evolves on its own, so that is a certificate for them). Their
+// cells take their values from earlier columns instead of a mex: g(x, y) - x + 2y of column x is
+// values[((x - period) mod length) * stride + y], a ring the caller keeps filled with every
+// column's values (length a multiple of period; the strip reads what the caller wrote `period`
+// columns earlier, so the caller must go on recording these rows).
+struct SettledRows {
+    uint64_t rows = 0;
+    uint64_t period = 0;
+    const uint16_t* values = nullptr;
+    uint64_t length = 0;
+    uint64_t stride = 0;
 };
 
 class Strip {
@@ -96,6 +112,13 @@ class Strip {
     // Continues from a snapshot of this strip's rows taken after column s.column.
     void restore(const StripSnapshot& s);
 
+    // From the next block on, rows 0..settled.rows-1 are filled from `settled` (no mex), and
+    // the bands are cut again for the cheaper rows. The values are the same as a mex would give
+    // exactly when the rows are periodic with settled.period from the column before the next;
+    // the caller guarantees it.
+    void settle(const SettledRows& settled);
+    uint64_t settled_rows() const { return settled_.rows; }
+
   private:
     struct Segment {
         bool is_row;  // row y, else the diagonal through (x, y - 1)
@@ -111,8 +134,10 @@ class Strip {
         uint64_t y0 = 0, y1 = 0;
         std::vector<uint32_t> segments;  // indices into layout_, in layout order
         std::vector<uint64_t> g;         // one column of this band's values
-        std::vector<uint8_t> matched;    // per column of the block
-        StripSnapshot check;             // scratch for the full re-check of a match
+        // per column of the block: the lowest row (Segment::y) of a segment that differs from
+        // the compared state, kNoMismatch if none
+        std::vector<uint32_t> mismatch;
+        StripSnapshot check;  // scratch for the full re-check of a match
     };
     const BitWindow& window_of(const Segment& seg, uint64_t x) const;
     static uint64_t chunk(const BitWindow& w, int64_t v);  // contains(v .. v + 63) as bits
@@ -121,8 +146,13 @@ class Strip {
     // through all of them.
     template <class Visit>
     bool for_each_state_word(const std::vector<uint32_t>& segs, uint64_t x, Visit&& visit) const;
-    bool band_matches(Band& band, const StripSnapshot& s, uint64_t x);
+    template <class Visit>
+    bool for_each_segment_word(const Segment& seg, uint64_t x, Visit&& visit) const;
+    static constexpr uint32_t kNoMismatch = ~uint32_t{0};
+    uint32_t band_mismatch(Band& band, const StripSnapshot& s, uint64_t x);
+    void cut_bands(uint64_t count);                       // of about equal estimated work
     void set_bands(const std::vector<uint64_t>& starts);  // first rows, then rows()
+    void fill_settled(uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g);
     void run_tile(size_t k, uint64_t first, uint64_t i0, uint64_t n, const StripBlock& b);
 
     uint64_t rows_;
@@ -135,6 +165,7 @@ class Strip {
     uint64_t state_bits_ = 0;
     uint64_t state_words_ = 0;
     std::vector<std::unique_ptr<Band>> bands_;
+    SettledRows settled_;
     int threads_ = 1;
     std::atomic<bool> failed_{false};    // a tile threw: the others are skipped
     std::atomic<bool> mismatch_{false};  // a band's live comparison and snapshot disagreed
