@@ -20,7 +20,7 @@
 
 #include <hdf5.h>
 
-#include "engine/strip.hpp"
+#include "strip/strip.hpp"
 #include "grundy/engine.hpp"
 #include "grundy/error.hpp"
 #include "grundy/memory_table.hpp"

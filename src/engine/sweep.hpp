@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "engine/strip_windows.hpp"
+#include "strip/strip_windows.hpp"
 #include "engine/table_state.hpp"
 #include "grundy/engine.hpp"
 

@@ -3,7 +3,7 @@
 #include <immintrin.h>
 
 #include "engine/mex_kernel.hpp"
-#include "engine/strip_windows.hpp"
+#include "strip/strip_windows.hpp"
 #include "engine/sweep.hpp"
 #include "engine/tile_fill.hpp"
 
@@ -36,7 +36,7 @@ inline uint64_t mex_finish_avx512(WindowView a, WindowView b, WindowView c, cons
 #define MEX_FINISH mex_finish_avx512
 #include "engine/sweep_cell.hpp"  // first: the two sweeps below use it
 
-#include "engine/strip_sweep.hpp"
+#include "strip/strip_sweep.hpp"
 #include "engine/tile_sweep.hpp"
 #undef MEX_PROBE
 #undef MEX_FINISH

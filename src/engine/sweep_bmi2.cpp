@@ -3,7 +3,7 @@
 // only this file's functions use those instructions (internal linkage), and the dispatch
 // (scalar_sweeps(), kernel_dispatch.cpp) hands them out only where the CPU reports both.
 #include "engine/mex_kernel.hpp"
-#include "engine/strip_windows.hpp"
+#include "strip/strip_windows.hpp"
 #include "engine/sweep.hpp"
 #include "engine/tile_fill.hpp"
 

@@ -1,6 +1,6 @@
 // The tile and strip sweeps with the scalar mex kernels (sweep_scalar.hpp), for any CPU.
 #include "engine/mex_kernel.hpp"
-#include "engine/strip_windows.hpp"
+#include "strip/strip_windows.hpp"
 #include "engine/sweep.hpp"
 #include "engine/tile_fill.hpp"
 

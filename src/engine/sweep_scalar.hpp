@@ -13,7 +13,7 @@ namespace {
 #define MEX_FINISH mex_finish_portable
 #include "engine/sweep_cell.hpp"  // first: the two sweeps below use it
 
-#include "engine/strip_sweep.hpp"
+#include "strip/strip_sweep.hpp"
 #include "engine/tile_sweep.hpp"
 #undef MEX_PROBE
 #undef MEX_FINISH
@@ -26,7 +26,7 @@ namespace {
 #define MEX_FINISH mex_finish_summary
 #include "engine/sweep_cell.hpp"  // first: the two sweeps below use it
 
-#include "engine/strip_sweep.hpp"
+#include "strip/strip_sweep.hpp"
 #include "engine/tile_sweep.hpp"
 #undef MEX_PROBE
 #undef MEX_FINISH

@@ -1,5 +1,5 @@
 // Strip: the column sweep of a strip, its relative state, and comparisons and restores of it.
-#include "engine/strip.hpp"
+#include "strip/strip.hpp"
 
 #include <algorithm>
 #include <string>

@@ -31,8 +31,8 @@
 #include <memory>
 #include <vector>
 
-#include "engine/strip_windows.hpp"
 #include "grundy/engine.hpp"
+#include "strip/strip_windows.hpp"
 
 namespace grundy::engine {
 

@@ -37,262 +37,32 @@
 // column at a time, so the results do not depend on the threads or on the block length.
 #include "grundy/periods.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-#include <zlib.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <memory>
-#include <mutex>
-#include <new>
 #include <thread>
 
-#include "engine/strip.hpp"
 #include "grundy/error.hpp"
+#include "strip/checkpoint.hpp"
+#include "strip/row_records.hpp"
+#include "strip/strip.hpp"
 
 namespace grundy {
 namespace {
 
 using engine::Strip;
 using engine::StripSnapshot;
+using namespace grundy::strip;
 using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
-constexpr char kMagic[8] = {'G', 'R', 'U', 'N', 'D', 'Y', 'P', 'K'};
-constexpr uint32_t kVersion = 2;
-constexpr uint64_t kNone = ~uint64_t{0};
 constexpr uint64_t kMaxRows = 16384;  // block values g - x + 2y <= 3y fit 16 bits
 // Columns per block of the threaded sweep: the threads meet at a block's end, where the
 // pipeline drains (up to kStripLag columns of the lowest band's lead), so a block should be much
 // longer than that; and it is the granularity of checkpoints and progress (a few ms at most).
 constexpr uint64_t kBlockColumns = 65536;
-// Rows converted at a time by record_rows (a buffer on the stack).
-constexpr uint64_t kRecordChunk = 256;
-
-// The ring's storage: calloc, so the zero pages cost nothing until the sweep reaches them (a
-// vector would write gigabytes of zeros up front).
-class Ring {
-  public:
-    void assign(uint64_t n) {
-        data_.reset();
-        size_ = 0;
-        if (n == 0) return;
-        data_.reset(static_cast<uint16_t*>(std::calloc(n, sizeof(uint16_t))));
-        if (!data_) throw std::bad_alloc();
-        size_ = n;
-    }
-    uint16_t* data() { return data_.get(); }
-    const uint16_t* data() const { return data_.get(); }
-    uint64_t size() const { return size_; }
-    uint16_t operator[](uint64_t i) const { return data_.get()[i]; }
-
-  private:
-    struct Free {
-        void operator()(uint16_t* q) const { std::free(q); }
-    };
-    std::unique_ptr<uint16_t, Free> data_;
-    uint64_t size_ = 0;
-};
-
-// Everything a run needs to continue: the phase, the live strip, and the phase's own data.
-struct Progress {
-    uint32_t phase = 1;   // 1: cycle search (and its tail), 2: second pass
-    StripSnapshot strip;  // after column strip.column; empty words: no column swept yet
-    // phase 1
-    bool has_saved = false;
-    StripSnapshot saved;
-    uint64_t power = 1;
-    // the certificate, once found
-    bool found = false;
-    uint64_t x0 = 0, period = 0;
-    // per-row ring of the last ring_len values of g - x + 2y, at [x mod ring_len][y], and the
-    // last x with d(x + ring_len) != d(x)
-    uint64_t ring_len = 0;
-    std::vector<uint64_t> last_mismatch;  // kNone if none
-    Ring ring;
-};
-
-// --- checkpoint file -------------------------------------------------------------------------
-
-void put64(std::string& s, uint64_t v) {
-    s.append(reinterpret_cast<const char*>(&v), 8);
-}
-void put_words(std::string& s, const std::vector<uint64_t>& w) {
-    put64(s, w.size());
-    if (!w.empty()) s.append(reinterpret_cast<const char*>(w.data()), w.size() * 8);
-}
-
-struct Reader {
-    const std::string& s;
-    size_t at = 0;
-    const std::string& path;
-    void need(size_t n) {
-        if (s.size() - at < n) throw Error("checkpoint " + path + " is truncated or malformed");
-    }
-    uint64_t u64() {
-        need(8);
-        uint64_t v;
-        std::memcpy(&v, s.data() + at, 8);
-        at += 8;
-        return v;
-    }
-    std::vector<uint64_t> words(uint64_t expected) {
-        const uint64_t n = u64();
-        if (n != expected) throw Error("checkpoint " + path + " has a state of the wrong size");
-        need(n * 8);
-        std::vector<uint64_t> w(n);
-        if (n) std::memcpy(w.data(), s.data() + at, n * 8);  // data() may be null when n = 0
-        at += n * 8;
-        return w;
-    }
-};
-
-uLong crc_of(uLong c, const char* data, uint64_t n) {
-    // In pieces: uInt may be 32 bits and the ring can exceed 4 GiB.
-    for (uint64_t off = 0; off < n; off += (1u << 30)) {
-        const uint64_t k = std::min<uint64_t>(n - off, 1u << 30);
-        c = crc32(c, reinterpret_cast<const Bytef*>(data + off), static_cast<uInt>(k));
-    }
-    return c;
-}
-
-// File layout: "GRUNDYPK", u32 version, u32 crc32 of the body, u64 rows, u64 body size; the body
-// is the fields below, the ring last (written from its own buffer, never copied).
-std::string encode_head(const Progress& p) {
-    std::string body;
-    put64(body, p.phase);
-    put64(body, p.strip.words.empty() ? kNone : p.strip.column);
-    put_words(body, p.strip.words);
-    put64(body, p.has_saved ? p.saved.column : kNone);
-    put64(body, p.power);
-    put_words(body, p.has_saved ? p.saved.words : std::vector<uint64_t>{});
-    put64(body, p.found ? 1 : 0);
-    put64(body, p.x0);
-    put64(body, p.period);
-    put64(body, p.ring_len);
-    put_words(body, p.last_mismatch);
-    put64(body, p.ring.size());
-    return body;
-}
-
-void write_all(int fd, const char* data, uint64_t n, const std::string& tmp) {
-    uint64_t done = 0;
-    while (done < n) {
-        const ssize_t k = ::write(fd, data + done, std::min<uint64_t>(n - done, 1u << 30));
-        if (k < 0 && errno == EINTR) continue;  // a stop signal may arrive while we save
-        if (k <= 0) {
-            const int err = errno;
-            ::close(fd);
-            throw Error("cannot write checkpoint " + tmp + ": " + std::strerror(err));
-        }
-        done += static_cast<uint64_t>(k);
-    }
-}
-
-void write_checkpoint(const std::string& path, const Progress& p, uint64_t rows) {
-    const std::string body = encode_head(p);
-    const char* ring = reinterpret_cast<const char*>(p.ring.data());
-    const uint64_t ring_bytes = p.ring.size() * 2;
-    const uint32_t checksum = static_cast<uint32_t>(
-        crc_of(crc_of(crc32(0, nullptr, 0), body.data(), body.size()), ring, ring_bytes));
-    std::string header(kMagic, 8);
-    const uint32_t version = kVersion;
-    header.append(reinterpret_cast<const char*>(&version), 4);
-    header.append(reinterpret_cast<const char*>(&checksum), 4);
-    put64(header, rows);
-    put64(header, body.size() + ring_bytes);
-
-    const std::string tmp = path + ".tmp";
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) throw Error("cannot write checkpoint " + tmp + ": " + std::strerror(errno));
-    write_all(fd, header.data(), header.size(), tmp);
-    write_all(fd, body.data(), body.size(), tmp);
-    if (ring_bytes) write_all(fd, ring, ring_bytes, tmp);
-    if (::fsync(fd) != 0 || ::close(fd) != 0)
-        throw Error("cannot flush checkpoint " + tmp + ": " + std::strerror(errno));
-    if (std::rename(tmp.c_str(), path.c_str()) != 0)
-        throw Error("cannot rename " + tmp + " to " + path + ": " + std::strerror(errno));
-    // The rename itself must reach the disk too.
-    const std::string dir = fs::path(path).parent_path().empty()
-                                ? std::string(".")
-                                : fs::path(path).parent_path().string();
-    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        ::fsync(dfd);
-        ::close(dfd);
-    }
-}
-
-Progress load(const std::string& path, uint64_t rows, uint64_t state_words) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error("cannot read checkpoint " + path);
-    const std::string bad = "checkpoint " + path + " ";
-    char header[32];
-    if (!in.read(header, 32) || std::memcmp(header, kMagic, 8) != 0)
-        throw Error(bad + "is not a grundy periods checkpoint");
-    uint32_t version, checksum;
-    uint64_t file_rows, size;
-    std::memcpy(&version, header + 8, 4);
-    std::memcpy(&checksum, header + 12, 4);
-    std::memcpy(&file_rows, header + 16, 8);
-    std::memcpy(&size, header + 24, 8);
-    if (version != kVersion)
-        throw Error(bad + "has format version " + std::to_string(version) + ", this program " +
-                    "reads version " + std::to_string(kVersion));
-    if (file_rows != rows)
-        throw Error(bad + "is for --rows " + std::to_string(file_rows) + ", not " +
-                    std::to_string(rows));
-    std::error_code ec;
-    const uint64_t file_size = fs::file_size(path, ec);
-    if (ec || file_size != size + 32) throw Error(bad + "is truncated (corrupt)");
-    // Everything but the ring is small: read it, parse it, then read the ring into its buffer.
-    const uint64_t head_max = std::min<uint64_t>(size, 64 + 16 * (state_words + rows + 8));
-    std::string head(head_max, '\0');
-    if (!in.read(head.data(), static_cast<std::streamsize>(head_max)))
-        throw Error(bad + "is truncated (corrupt)");
-    Reader r{head, 0, path};
-    Progress p;
-    const uint64_t phase = r.u64();
-    if (phase != 1 && phase != 2) throw Error(bad + "is corrupt (phase)");
-    p.phase = static_cast<uint32_t>(phase);
-    const uint64_t column = r.u64();
-    p.strip.rows = rows;
-    p.strip.words = r.words(column == kNone ? 0 : state_words);
-    p.strip.column = column;
-    const uint64_t saved_column = r.u64();
-    p.power = r.u64();
-    p.has_saved = saved_column != kNone;
-    p.saved.rows = rows;
-    p.saved.column = saved_column;
-    p.saved.words = r.words(p.has_saved ? state_words : 0);
-    p.found = r.u64() != 0;
-    p.x0 = r.u64();
-    p.period = r.u64();
-    p.ring_len = r.u64();
-    p.last_mismatch = r.words(p.ring_len ? rows : 0);
-    const uint64_t n = r.u64();
-    if (n != rows * p.ring_len || (p.found && p.period == 0) || (p.phase == 2 && !p.found) ||
-        r.at + n * 2 != size)
-        throw Error(bad + "is corrupt (sizes)");
-    uLong c = crc_of(crc32(0, nullptr, 0), head.data(), r.at);
-    p.ring.assign(n);
-    // The ring starts inside `head`; the rest follows in the stream.
-    char* ring = reinterpret_cast<char*>(p.ring.data());
-    const uint64_t in_head = head_max - r.at;
-    if (n) std::memcpy(ring, head.data() + r.at, std::min<uint64_t>(in_head, n * 2));
-    if (n * 2 > in_head && !in.read(ring + in_head, static_cast<std::streamsize>(n * 2 - in_head)))
-        throw Error(bad + "is truncated (corrupt)");
-    c = crc_of(c, ring, n * 2);
-    if (static_cast<uint32_t>(c) != checksum) throw Error(bad + "is corrupt (checksum mismatch)");
-    return p;
-}
 
 // --- the two phases ----------------------------------------------------------------------
 
@@ -303,7 +73,7 @@ class Runner {
     // Called after every block of `columns` columns: sleeps for tests, saves on time or on a
     // stop signal (taking the strip's snapshot only then: it costs O(Y^2)). Returns true when
     // the run must stop.
-    bool after_block(Progress& p, const Strip& strip, PeriodsResult& result, uint64_t columns) {
+    bool after_block(SearchState& p, const Strip& strip, PeriodsResult& result, uint64_t columns) {
         // One sleep per column, as the tests' timings were set for (a sleep overshoots).
         for (uint64_t i = 0; o_.test_delay_us && i < columns; ++i)
             std::this_thread::sleep_for(std::chrono::microseconds(o_.test_delay_us));
@@ -343,108 +113,8 @@ void report(PeriodsProgress* pr, int phase, uint64_t column, uint64_t target, ui
     pr->window_bytes.store(s.window_bytes(), std::memory_order_relaxed);
 }
 
-// The least divisor q of P for which `block` (one whole period of a P-periodic sequence) is
-// q-periodic cyclically, hence q-periodic for ever.
-uint64_t minimal_period(const std::vector<uint16_t>& block) {
-    const uint64_t P = block.size();
-    for (uint64_t q = 1; q < P; ++q) {
-        if (P % q) continue;
-        bool ok = true;
-        for (uint64_t i = 0; i + q < P && ok; ++i) ok = block[i] == block[i + q];
-        if (ok) return q;
-    }
-    return P;
-}
-
-// Ring length for phase 1: periods observed so far are all 3 * 2^k and the strip's P has been
-// about 1.5 Y^2, so a ring of 3 * 2^k >= P columns, started at column 0, usually makes phase 2
-// unnecessary (any multiple L of P gives the same preperiods: pre(L) = pre(P)). Bounded by
-// 4 Y^2 (the extra columns after the certificate are L - P) and by the memory budget.
-uint64_t speculative_ring(uint64_t rows, uint64_t budget_bytes) {
-    const uint64_t cap = std::max<uint64_t>(4 * rows * rows, 48);
-    uint64_t L = 0;
-    for (uint64_t c = 3; c <= cap && c * rows * 2 <= budget_bytes; c *= 2) L = c;
-    return L;
-}
-
-// What record_rows found wrong, reported by the driver after the block (band threads must not
-// throw past the strip).
-struct RecordErrors {
-    std::mutex mutex;
-    bool out_of_bounds = false;
-    uint64_t x = 0, y = 0;
-};
-
-// Appends rows y0..y1-1 of column x (g[y - y0] = g(x, y)) to the ring and notes the rows whose
-// value differs from the one ring_len columns before. Runs on the band's thread: it touches only
-// these rows' ring entries and last mismatches.
-void record_rows(Progress& p, uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g,
-                 uint64_t rows, RecordErrors& errors) {
-    const uint64_t L = p.ring_len;
-    const uint64_t n = y1 - y0;
-    uint16_t* slot = p.ring.data() + (x % L) * rows + y0;
-    // The slot of a later column is L columns old, out of every cache: fetch it while this
-    // column's values are converted and compared.
-    const uint16_t* later = p.ring.data() + ((x + 4) % L) * rows + y0;
-    for (uint64_t i = 0; i < n * 2; i += 64)
-        __builtin_prefetch(reinterpret_cast<const char*>(later) + i, 1);
-    // Branch-free loops the compiler vectorises: the values g - x + 2y, which Landman's bounds
-    // put in 0..3y (as unsigned, anything else exceeds 3y), then whether any differs from the
-    // value L columns before, and only then which.
-    uint16_t u[kRecordChunk];
-    for (uint64_t c0 = 0; c0 < n; c0 += kRecordChunk) {
-        const uint64_t m = std::min(kRecordChunk, n - c0);
-        uint64_t bad = 0;
-        for (uint64_t i = 0; i < m; ++i) {
-            const uint64_t y = y0 + c0 + i;
-            const uint64_t v = g[c0 + i] + 2 * y - x;
-            bad |= v > 3 * y;
-            u[i] = static_cast<uint16_t>(v);
-        }
-        if (bad) {
-            uint64_t bad_y = y0 + c0;
-            for (uint64_t i = 0; i < m; ++i) {
-                const uint64_t y = y0 + c0 + i;
-                if (g[c0 + i] + 2 * y - x > 3 * y) {
-                    bad_y = y;
-                    break;
-                }
-            }
-            std::lock_guard<std::mutex> lock(errors.mutex);
-            if (!errors.out_of_bounds || x < errors.x) {
-                errors.out_of_bounds = true;
-                errors.x = x;
-                errors.y = bad_y;
-            }
-        }
-        uint16_t* out = slot + c0;
-        if (x >= L) {
-            uint16_t diff = 0;
-            for (uint64_t i = 0; i < m; ++i) diff |= out[i] ^ u[i];
-            if (diff)
-                for (uint64_t i = 0; i < m; ++i)
-                    if (out[i] != u[i]) p.last_mismatch[y0 + c0 + i] = x - L;
-        }
-        std::memcpy(out, u, m * sizeof(uint16_t));
-    }
-}
-
-// After a block: the checks record_rows could not throw for itself.
-void check_record(const Progress& p, RecordErrors& errors) {
-    if (errors.out_of_bounds)
-        throw Error("internal: g(" + std::to_string(errors.x) + ", " + std::to_string(errors.y) +
-                    ") outside Landman's bounds");
-    // A mismatch d(x + L) != d(x) past x0 would contradict the certificate (L a multiple of P).
-    if (p.found && p.ring_len % p.period == 0)
-        for (const uint64_t m : p.last_mismatch)
-            if (m != kNone && m > p.x0) throw Error("internal: a row broke the certificate");
-}
-
-// The sub-strip of rows 0..m-1 (which evolves on its own) has the same state at the saved column
-// and `lambda` columns later, compared in full: those rows are periodic with period lambda for
-// ever from there, and their values can come from the ring instead of a mex, if the ring holds
 // whole periods of them (length a multiple of lambda). Takes effect at the next block.
-void note_settled(engine::SettledRows& settled, Progress& p, uint64_t m, uint64_t lambda) {
+void note_settled(engine::SettledRows& settled, SearchState& p, uint64_t m, uint64_t lambda) {
     if (m <= settled.rows || p.ring_len == 0 || p.ring_len % lambda != 0) return;
     settled.rows = m;
     settled.period = lambda;
@@ -476,13 +146,6 @@ class SettleGrowth {
     std::vector<std::pair<uint64_t, uint64_t>> points_;
 };
 
-void start_ring(Progress& p, uint64_t rows, uint64_t L) {
-    p.ring_len = L;
-    p.ring.assign(0);
-    p.ring.assign(rows * L);
-    p.last_mismatch.assign(rows, kNone);
-}
-
 }  // namespace
 
 PeriodsResult certify_row_periods(const PeriodsOptions& o) {
@@ -503,9 +166,9 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
     result.kernel = strip.kernel_name();
     result.threads = strip.threads();
     result.state_bits = strip.state_bits();
-    Progress p;
+    SearchState p;
     if (o.resume && fs::exists(o.checkpoint)) {
-        p = load(o.checkpoint, Y, strip.state_words());
+        p = load_checkpoint(o.checkpoint, Y, strip.state_words());
         result.resumed = true;
     } else {
         const uint64_t L = speculative_ring(Y, o.ring_budget_bytes);

@@ -1,0 +1,199 @@
+// The checkpoint file (checkpoint.hpp).
+#include "strip/checkpoint.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "grundy/error.hpp"
+
+namespace grundy::strip {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kMagic[8] = {'G', 'R', 'U', 'N', 'D', 'Y', 'P', 'K'};
+constexpr uint32_t kVersion = 2;
+
+void put64(std::string& s, uint64_t v) {
+    s.append(reinterpret_cast<const char*>(&v), 8);
+}
+void put_words(std::string& s, const std::vector<uint64_t>& w) {
+    put64(s, w.size());
+    if (!w.empty()) s.append(reinterpret_cast<const char*>(w.data()), w.size() * 8);
+}
+
+struct Reader {
+    const std::string& s;
+    size_t at = 0;
+    const std::string& path;
+    void need(size_t n) {
+        if (s.size() - at < n) throw Error("checkpoint " + path + " is truncated or malformed");
+    }
+    uint64_t u64() {
+        need(8);
+        uint64_t v;
+        std::memcpy(&v, s.data() + at, 8);
+        at += 8;
+        return v;
+    }
+    std::vector<uint64_t> words(uint64_t expected) {
+        const uint64_t n = u64();
+        if (n != expected) throw Error("checkpoint " + path + " has a state of the wrong size");
+        need(n * 8);
+        std::vector<uint64_t> w(n);
+        if (n) std::memcpy(w.data(), s.data() + at, n * 8);  // data() may be null when n = 0
+        at += n * 8;
+        return w;
+    }
+};
+
+uLong crc_of(uLong c, const char* data, uint64_t n) {
+    // In pieces: uInt may be 32 bits and the ring can exceed 4 GiB.
+    for (uint64_t off = 0; off < n; off += (1u << 30)) {
+        const uint64_t k = std::min<uint64_t>(n - off, 1u << 30);
+        c = crc32(c, reinterpret_cast<const Bytef*>(data + off), static_cast<uInt>(k));
+    }
+    return c;
+}
+
+// File layout: "GRUNDYPK", u32 version, u32 crc32 of the body, u64 rows, u64 body size; the body
+// is the fields below, the ring last (written from its own buffer, never copied).
+std::string encode_head(const SearchState& p) {
+    std::string body;
+    put64(body, p.phase);
+    put64(body, p.strip.words.empty() ? kNone : p.strip.column);
+    put_words(body, p.strip.words);
+    put64(body, p.has_saved ? p.saved.column : kNone);
+    put64(body, p.power);
+    put_words(body, p.has_saved ? p.saved.words : std::vector<uint64_t>{});
+    put64(body, p.found ? 1 : 0);
+    put64(body, p.x0);
+    put64(body, p.period);
+    put64(body, p.ring_len);
+    put_words(body, p.last_mismatch);
+    put64(body, p.ring.size());
+    return body;
+}
+
+void write_all(int fd, const char* data, uint64_t n, const std::string& tmp) {
+    uint64_t done = 0;
+    while (done < n) {
+        const ssize_t k = ::write(fd, data + done, std::min<uint64_t>(n - done, 1u << 30));
+        if (k < 0 && errno == EINTR) continue;  // a stop signal may arrive while we save
+        if (k <= 0) {
+            const int err = errno;
+            ::close(fd);
+            throw Error("cannot write checkpoint " + tmp + ": " + std::strerror(err));
+        }
+        done += static_cast<uint64_t>(k);
+    }
+}
+
+}  // namespace
+
+void write_checkpoint(const std::string& path, const SearchState& p, uint64_t rows) {
+    const std::string body = encode_head(p);
+    const char* ring = reinterpret_cast<const char*>(p.ring.data());
+    const uint64_t ring_bytes = p.ring.size() * 2;
+    const uint32_t checksum = static_cast<uint32_t>(
+        crc_of(crc_of(crc32(0, nullptr, 0), body.data(), body.size()), ring, ring_bytes));
+    std::string header(kMagic, 8);
+    const uint32_t version = kVersion;
+    header.append(reinterpret_cast<const char*>(&version), 4);
+    header.append(reinterpret_cast<const char*>(&checksum), 4);
+    put64(header, rows);
+    put64(header, body.size() + ring_bytes);
+
+    const std::string tmp = path + ".tmp";
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw Error("cannot write checkpoint " + tmp + ": " + std::strerror(errno));
+    write_all(fd, header.data(), header.size(), tmp);
+    write_all(fd, body.data(), body.size(), tmp);
+    if (ring_bytes) write_all(fd, ring, ring_bytes, tmp);
+    if (::fsync(fd) != 0 || ::close(fd) != 0)
+        throw Error("cannot flush checkpoint " + tmp + ": " + std::strerror(errno));
+    if (std::rename(tmp.c_str(), path.c_str()) != 0)
+        throw Error("cannot rename " + tmp + " to " + path + ": " + std::strerror(errno));
+    // The rename itself must reach the disk too.
+    const std::string dir = fs::path(path).parent_path().empty()
+                                ? std::string(".")
+                                : fs::path(path).parent_path().string();
+    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        ::fsync(dfd);
+        ::close(dfd);
+    }
+}
+
+SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t state_words) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error("cannot read checkpoint " + path);
+    const std::string bad = "checkpoint " + path + " ";
+    char header[32];
+    if (!in.read(header, 32) || std::memcmp(header, kMagic, 8) != 0)
+        throw Error(bad + "is not a grundy periods checkpoint");
+    uint32_t version, checksum;
+    uint64_t file_rows, size;
+    std::memcpy(&version, header + 8, 4);
+    std::memcpy(&checksum, header + 12, 4);
+    std::memcpy(&file_rows, header + 16, 8);
+    std::memcpy(&size, header + 24, 8);
+    if (version != kVersion)
+        throw Error(bad + "has format version " + std::to_string(version) + ", this program " +
+                    "reads version " + std::to_string(kVersion));
+    if (file_rows != rows)
+        throw Error(bad + "is for --rows " + std::to_string(file_rows) + ", not " +
+                    std::to_string(rows));
+    std::error_code ec;
+    const uint64_t file_size = fs::file_size(path, ec);
+    if (ec || file_size != size + 32) throw Error(bad + "is truncated (corrupt)");
+    // Everything but the ring is small: read it, parse it, then read the ring into its buffer.
+    const uint64_t head_max = std::min<uint64_t>(size, 64 + 16 * (state_words + rows + 8));
+    std::string head(head_max, '\0');
+    if (!in.read(head.data(), static_cast<std::streamsize>(head_max)))
+        throw Error(bad + "is truncated (corrupt)");
+    Reader r{head, 0, path};
+    SearchState p;
+    const uint64_t phase = r.u64();
+    if (phase != 1 && phase != 2) throw Error(bad + "is corrupt (phase)");
+    p.phase = static_cast<uint32_t>(phase);
+    const uint64_t column = r.u64();
+    p.strip.rows = rows;
+    p.strip.words = r.words(column == kNone ? 0 : state_words);
+    p.strip.column = column;
+    const uint64_t saved_column = r.u64();
+    p.power = r.u64();
+    p.has_saved = saved_column != kNone;
+    p.saved.rows = rows;
+    p.saved.column = saved_column;
+    p.saved.words = r.words(p.has_saved ? state_words : 0);
+    p.found = r.u64() != 0;
+    p.x0 = r.u64();
+    p.period = r.u64();
+    p.ring_len = r.u64();
+    p.last_mismatch = r.words(p.ring_len ? rows : 0);
+    const uint64_t n = r.u64();
+    if (n != rows * p.ring_len || (p.found && p.period == 0) || (p.phase == 2 && !p.found) ||
+        r.at + n * 2 != size)
+        throw Error(bad + "is corrupt (sizes)");
+    uLong c = crc_of(crc32(0, nullptr, 0), head.data(), r.at);
+    p.ring.assign(n);
+    // The ring starts inside `head`; the rest follows in the stream.
+    char* ring = reinterpret_cast<char*>(p.ring.data());
+    const uint64_t in_head = head_max - r.at;
+    if (n) std::memcpy(ring, head.data() + r.at, std::min<uint64_t>(in_head, n * 2));
+    if (n * 2 > in_head && !in.read(ring + in_head, static_cast<std::streamsize>(n * 2 - in_head)))
+        throw Error(bad + "is truncated (corrupt)");
+    c = crc_of(c, ring, n * 2);
+    if (static_cast<uint32_t>(c) != checksum) throw Error(bad + "is corrupt (checksum mismatch)");
+    return p;
+}
+
+}  // namespace grundy::strip

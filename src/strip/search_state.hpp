@@ -1,0 +1,70 @@
+// The state of a certification that a checkpoint carries: the phase, the live strip, Brent's
+// saved state, the certificate once found, and the ring of recent values per row that gives the
+// exact preperiods (certify.cpp says how they fit together).
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <vector>
+
+#include "strip/strip.hpp"
+
+namespace grundy::strip {
+
+using engine::StripSnapshot;
+
+inline constexpr uint64_t kNone = ~uint64_t{0};
+
+// The ring's storage: calloc, so the zero pages cost nothing until the sweep reaches them (a
+// vector would write gigabytes of zeros up front).
+class Ring {
+  public:
+    void assign(uint64_t n) {
+        data_.reset();
+        size_ = 0;
+        if (n == 0) return;
+        data_.reset(static_cast<uint16_t*>(std::calloc(n, sizeof(uint16_t))));
+        if (!data_) throw std::bad_alloc();
+        size_ = n;
+    }
+    uint16_t* data() { return data_.get(); }
+    const uint16_t* data() const { return data_.get(); }
+    uint64_t size() const { return size_; }
+    uint16_t operator[](uint64_t i) const { return data_.get()[i]; }
+
+  private:
+    struct Free {
+        void operator()(uint16_t* q) const { std::free(q); }
+    };
+    std::unique_ptr<uint16_t, Free> data_;
+    uint64_t size_ = 0;
+};
+
+// Everything a run needs to continue: the phase, the live strip, and the phase's own data.
+struct SearchState {
+    uint32_t phase = 1;   // 1: cycle search (and its tail), 2: second pass
+    StripSnapshot strip;  // after column strip.column; empty words: no column swept yet
+    // phase 1
+    bool has_saved = false;
+    StripSnapshot saved;
+    uint64_t power = 1;
+    // the certificate, once found
+    bool found = false;
+    uint64_t x0 = 0, period = 0;
+    // per-row ring of the last ring_len values of g - x + 2y, at [x mod ring_len][y], and the
+    // last x with d(x + ring_len) != d(x)
+    uint64_t ring_len = 0;
+    std::vector<uint64_t> last_mismatch;  // kNone if none
+    Ring ring;
+};
+
+inline void start_ring(SearchState& p, uint64_t rows, uint64_t L) {
+    p.ring_len = L;
+    p.ring.assign(0);
+    p.ring.assign(rows * L);
+    p.last_mismatch.assign(rows, kNone);
+}
+
+}  // namespace grundy::strip
