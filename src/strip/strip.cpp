@@ -139,48 +139,48 @@ void Strip::run_tile(size_t k, uint64_t first, uint64_t i0, uint64_t n, const St
 }
 
 // The cells of settled rows y0..y1-1 in column x: the value the ring gives, added to the row,
-// column and diagonal sets exactly as the mex sweep would add it (strip_sweep.hpp). The column's
-// cursor stays in registers for the whole band, and the row and diagonal windows of a cell a few
-// rows up are fetched ahead: they are all over memory, and waiting for them was most of a
-// settled cell's time.
+// column and diagonal sets as the mex sweep would add it (strip_sweep.hpp), but without moving
+// their low-water marks: whether a value equals a mark is a coin toss, and those mispredicted
+// branches were most of a settled cell's time. A mark that lags is still true (every value
+// below it is in the set), so the mex of a cell that reads it is the same, and so are the
+// states (Strip::chunk reads the words). A row's mark is brought up to date only before its
+// window must slide, which is what the mark is for there; the column starts anew next column.
 void Strip::fill_settled(uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g) {
     StripWindows& s = *windows_;
     BitWindow& col = s.column(x);
     if (y0 == 0) StripWindows::reset(col, s.column_floor(x));
     col.reserve_through((x + y1) / 64 + kScanPadWords);
     const WindowView col_view = col.view();
-    uint64_t col_low = col.low;
     const uint16_t* u =
         settled_.values + ((x - settled_.period) % settled_.length) * settled_.stride;
+    // The ring's columns are a period old, out of every cache, and each cell's stores wait for
+    // its value: fetch the values of a later column now.
+    const uint16_t* later =
+        settled_.values +
+        ((x + kStripRingPrefetchColumns - settled_.period) % settled_.length) * settled_.stride;
+    for (uint64_t i = y0 * 2; i < y1 * 2; i += 64)
+        __builtin_prefetch(reinterpret_cast<const char*>(later) + i);
     uint64_t slot = s.diag_slot(x, y0);
-    uint64_t ahead = s.diag_slot(x, y0 + kStripPrefetchCells);
     for (uint64_t y = y0; y < y1; ++y) {
         const uint64_t v = u[y] + x - 2 * y;
-        if (y + kStripPrefetchCells < y1) {  // the word the cell up there will set
-            const uint64_t y_ahead = y + kStripPrefetchCells;
-            const uint64_t w = 8 * ((u[y_ahead] + x - 2 * y_ahead) / 64);
-            __builtin_prefetch(reinterpret_cast<const void*>(s.row_sets[y_ahead].word_origin + w));
-            __builtin_prefetch(reinterpret_cast<const void*>(s.diag_sets[ahead].word_origin + w));
-        }
-        ahead = ahead == 0 ? s.diag_count - 1 : ahead - 1;
         BitWindow& row = s.row_sets[y];
         BitWindow& dia = s.diag_sets[slot];
         slot = slot == 0 ? s.diag_count - 1 : slot - 1;
         if (y == 0) StripWindows::reset(dia, s.diagonal_floor(x, y));
         const uint64_t last_word = (x + y) / 64 + kScanPadWords;
-        row.reserve_through(last_word);
-        dia.reserve_through(last_word);
-        row.insert(v);
-        dia.insert(v);
-        col_view.set(v);
-        if (v == col_low) {
-            col.low = col_low;
-            col.advance_low();
-            col_low = col.low;
+        if (last_word >= row.base + row.capacity) {
+            row.advance_low();
+            row.reserve_through(last_word);
         }
+        if (last_word >= dia.base + dia.capacity) {
+            dia.advance_low();
+            dia.reserve_through(last_word);
+        }
+        row.view().set(v);
+        dia.view().set(v);
+        col_view.set(v);
         g[y - y0] = v;
     }
-    col.low = col_low;
 }
 
 void Strip::settle(const SettledRows& settled) {
