@@ -146,202 +146,234 @@ class SettleGrowth {
     std::vector<std::pair<uint64_t, uint64_t>> points_;
 };
 
-}  // namespace
-
-PeriodsResult certify_row_periods(const PeriodsOptions& o) {
-    const auto start_time = Clock::now();
-    auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start_time).count(); };
-    const uint64_t Y = o.rows;
-    if (Y == 0 || Y > kMaxRows)
-        throw Error("--rows must be between 1 and " + std::to_string(kMaxRows) + ", got " +
-                    std::to_string(Y));
-    if (!(o.checkpoint_every >= 0)) throw Error("--checkpoint-every must be >= 0 seconds");
-    if (o.resume && o.checkpoint.empty()) throw Error("--resume needs --checkpoint FILE");
-
-    PeriodsResult result;
-    result.method =
-        "Brent cycle detection on the relative strip state (row windows [x+1-2y, x+y], "
-        "diagonal windows [x+2-2y, x+y-1]); candidates compared bit for bit in full, no hashing";
-    Strip strip(Y, o.kernel, o.threads);
-    result.kernel = strip.kernel_name();
-    result.threads = strip.threads();
-    result.state_bits = strip.state_bits();
-    SearchState p;
-    if (o.resume && fs::exists(o.checkpoint)) {
-        p = load_checkpoint(o.checkpoint, Y, strip.state_words());
-        result.resumed = true;
-    } else {
-        const uint64_t L = speculative_ring(Y, o.ring_budget_bytes);
-        if (L) start_ring(p, Y, L);
+// One run of certify_row_periods, in its steps: phase 1 block by block (each block swept by all
+// threads, then its columns walked in order for Brent's decisions and the settled rows), phase 2
+// when the ring cannot give the preperiods, and the rows' results.
+class Certification {
+  public:
+    explicit Certification(const PeriodsOptions& o)
+        : o_(o), Y_(o.rows), start_(Clock::now()), strip_(o.rows, o.kernel, o.threads), runner_(o) {
+        result_.method =
+            "Brent cycle detection on the relative strip state (row windows [x+1-2y, x+y], "
+            "diagonal windows [x+2-2y, x+y-1]); candidates compared bit for bit in full, no "
+            "hashing";
+        result_.kernel = strip_.kernel_name();
+        result_.threads = strip_.threads();
+        result_.state_bits = strip_.state_bits();
+        result_.bands = strip_.bands();
+        if (o.resume && fs::exists(o.checkpoint)) {
+            p_ = load_checkpoint(o.checkpoint, Y_, strip_.state_words());
+            result_.resumed = true;
+        } else if (const uint64_t L = speculative_ring(Y_, o.ring_budget_bytes)) {
+            start_ring(p_, Y_, L);
+        }
+        recorder_ = [this](uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g) {
+            record_rows(p_, x, y0, y1, g, Y_, record_errors_);
+        };
     }
-    Runner runner(o);
-    result.bands = strip.bands();
-    const uint64_t first_saved = 2 * Y;  // every window at values >= 0 from here on
-    // Short blocks under --test-delay-us, so that tests can stop a run between any two of them.
-    const uint64_t block = o.test_delay_us ? 16 : kBlockColumns;
-    RecordErrors record_errors;
-    const engine::StripRowsFn recorder = [&](uint64_t x, uint64_t y0, uint64_t y1,
-                                             const uint64_t* g) {
-        record_rows(p, x, y0, y1, g, Y, record_errors);
-    };
-    std::vector<uint32_t> matched_rows;
-    // The lowest rows whose sub-strip has repeated (rows settled in the strip); see settle_rows.
-    engine::SettledRows settled;
-    SettleGrowth growth;
 
-    if (p.phase == 1) {
-        if (!p.strip.words.empty()) strip.restore(p.strip);
-        bool done = false;
-        while (!done) {
-            const uint64_t next = strip.columns_done();
-            if (!p.found && o.max_cols && next >= o.max_cols) {
-                result.status = PeriodsResult::Status::NotCertified;
-                result.seconds = elapsed();
-                return result;
+    PeriodsResult run() {
+        if (p_.phase == 1) {
+            if (!search_cycle()) return finish();
+            if (p_.ring_len == 0 || p_.ring_len % p_.period != 0) start_second_pass();
+        }
+        result_.x0 = p_.x0;
+        result_.period = p_.period;
+        if (p_.phase == 2 && !second_pass()) return finish();
+        collect_rows();
+        result_.second_pass = p_.phase == 2;
+        result_.ring_len = p_.ring_len;
+        result_.status = PeriodsResult::Status::Certified;
+        return finish();
+    }
+
+  private:
+    PeriodsResult finish() {
+        result_.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+        return std::move(result_);
+    }
+
+    // Phase 1 until the certificate and, with a ring that P divides, the ring's tail past it.
+    // False when the run must return now (not certified within max_cols, or interrupted).
+    bool search_cycle() {
+        if (!p_.strip.words.empty()) strip_.restore(p_.strip);
+        for (;;) {
+            const uint64_t next = strip_.columns_done();
+            if (!p_.found && o_.max_cols && next >= o_.max_cols) {
+                result_.status = PeriodsResult::Status::NotCertified;
+                return false;
             }
-            // The block ends where a state must be saved, or where the phase ends.
-            uint64_t end = next + block;
-            if (!p.found) {
-                if (o.max_cols) end = std::min(end, o.max_cols);
-                if (next <= first_saved)
-                    end = std::min(end, first_saved + 1);
-                else
-                    end = std::min(end, p.saved.column + p.power + 1);
-            } else {
-                end = std::min(end, p.x0 + p.ring_len + 1);
-            }
+            const uint64_t end = block_end(next);
+            const bool comparing = !p_.found && next > first_saved();
             engine::StripBlock b;
             b.columns = end - next;
-            if (p.ring_len) b.rows_done = recorder;
-            const bool comparing = !p.found && next > first_saved;
+            if (p_.ring_len) b.rows_done = recorder_;
             if (comparing) {
-                b.compare = &p.saved;
-                b.matched_rows = &matched_rows;
+                b.compare = &p_.saved;
+                b.matched_rows = &matched_rows_;
             }
-            strip.advance_block(b);
+            strip_.advance_block(b);
             uint64_t processed = 0;
-            for (uint64_t x = next; x < end && !done; ++x) {
-                ++processed;
-                if (!p.found && x == first_saved) {
-                    strip.snapshot(p.saved);  // x is the block's last column
-                    p.has_saved = true;
-                    p.power = 64;
-                } else if (!p.found && x > first_saved) {
-                    const uint64_t lambda = x - p.saved.column;
-                    if (comparing) note_settled(settled, p, matched_rows[x - next], lambda);
-                    if (comparing && matched_rows[x - next] == Y) {
-                        // Compared in full by the bands, each match copied out and compared
-                        // again (Strip::band_matches).
-                        p.found = true;
-                        p.x0 = p.saved.column;
-                        p.period = lambda;
-                        p.has_saved = false;
-                        p.saved.words.clear();
-                        // Without a ring that P divides, phase 2 must compute the preperiods.
-                        if (p.ring_len == 0 || p.ring_len % p.period != 0) done = true;
-                    } else if (lambda == p.power) {
-                        // A longer window for the next saved state: 1/8 longer, not twice
-                        // (Brent's choice), so the saved column overshoots the state's preperiod
-                        // by at most about 1/8 once the window exceeds the period. x is the
-                        // block's last column.
-                        strip.snapshot(p.saved);
-                        p.power += std::max<uint64_t>(p.power / 8, 1);
-                    }
-                }
-                // With a ring of L = k P: mismatches d(x + L) != d(x) are all seen for x <= x0
-                // once column x0 + L is swept, and the ring then holds columns x0 + 1 .. x0 + L.
-                if (p.found && x >= p.x0 + p.ring_len) done = true;
-            }
-            result.columns_swept += processed;
-            check_record(p, record_errors);
-            if (done) break;
+            const bool done = walk_block(next, end, comparing, processed);
+            result_.columns_swept += processed;
+            check_record(p_, record_errors_);
+            if (done) return true;
             // The whole strip repeats from x0 on: every row is settled for the ring's tail.
-            if (p.found) note_settled(settled, p, Y, p.period);
-            if (settled.rows > strip.settled_rows()) {
-                strip.settle(settled);
-                growth.add(settled.rows, end);
-                if (o.progress) {
-                    o.progress->settled_rows.store(settled.rows, std::memory_order_relaxed);
-                    o.progress->expected_x0.store(growth.predict(Y), std::memory_order_relaxed);
-                }
-            }
-            report(o.progress, 1, end, p.found ? p.x0 + p.ring_len + 1 : 0,
-                   p.has_saved ? p.saved.column : p.x0, strip);
-            if (runner.after_block(p, strip, result, processed)) {
-                result.seconds = elapsed();
-                return result;
-            }
-        }
-        if (p.ring_len == 0 || p.ring_len % p.period != 0) {
-            // Phase 2: a second sweep from column 0 with a ring of exactly P.
-            p.phase = 2;
-            p.strip.words.clear();
-            const double bytes = static_cast<double>(Y) * static_cast<double>(p.period) * 2.0;
-            if (bytes > 32.0 * (1ull << 30))
-                throw Error("the strip's period " + std::to_string(p.period) + " needs a ring of " +
-                            std::to_string(bytes / (1ull << 30)) +
-                            " GiB for the exact preperiods; more than 32 GiB");
-            start_ring(p, Y, p.period);
+            if (p_.found) note_settled(settled_, p_, Y_, p_.period);
+            settle_rows(end);
+            report(o_.progress, 1, end, p_.found ? p_.x0 + p_.ring_len + 1 : 0,
+                   p_.has_saved ? p_.saved.column : p_.x0, strip_);
+            if (runner_.after_block(p_, strip_, result_, processed)) return false;
         }
     }
 
-    result.x0 = p.x0;
-    result.period = p.period;
-    const uint64_t P = p.period;
-    if (p.phase == 2) {
-        Strip pass(Y, o.kernel, o.threads);
-        if (!p.strip.words.empty()) pass.restore(p.strip);
+    // Every window is at values >= 0 from this column on, where states may be saved.
+    uint64_t first_saved() const { return 2 * Y_; }
+
+    // The block ends where a state must be saved, or where the phase ends. Short blocks under
+    // --test-delay-us, so that tests can stop a run between any two of them.
+    uint64_t block_end(uint64_t next) const {
+        uint64_t end = next + (o_.test_delay_us ? 16 : kBlockColumns);
+        if (p_.found) return std::min(end, p_.x0 + p_.ring_len + 1);
+        if (o_.max_cols) end = std::min(end, o_.max_cols);
+        if (next <= first_saved()) return std::min(end, first_saved() + 1);
+        return std::min(end, p_.saved.column + p_.power + 1);
+    }
+
+    // Brent's decisions for columns next..end-1, in order, as a sweep of one column at a time
+    // would take them. Returns true when phase 1 is over.
+    bool walk_block(uint64_t next, uint64_t end, bool comparing, uint64_t& processed) {
+        for (uint64_t x = next; x < end; ++x) {
+            ++processed;
+            if (!p_.found && x == first_saved()) {
+                strip_.snapshot(p_.saved);  // x is the block's last column
+                p_.has_saved = true;
+                p_.power = 64;
+            } else if (!p_.found && x > first_saved()) {
+                const uint64_t lambda = x - p_.saved.column;
+                if (comparing) note_settled(settled_, p_, matched_rows_[x - next], lambda);
+                if (comparing && matched_rows_[x - next] == Y_) {
+                    // Compared in full by the bands, each match copied out and compared again
+                    // (Strip::band_mismatch).
+                    p_.found = true;
+                    p_.x0 = p_.saved.column;
+                    p_.period = lambda;
+                    p_.has_saved = false;
+                    p_.saved.words.clear();
+                    // Without a ring that P divides, phase 2 must compute the preperiods.
+                    if (p_.ring_len == 0 || p_.ring_len % p_.period != 0) return true;
+                } else if (lambda == p_.power) {
+                    // A longer window for the next saved state: 1/8 longer, not twice (Brent's
+                    // choice), so the saved column overshoots the state's preperiod by at most
+                    // about 1/8 once the window exceeds the period. x is the block's last column.
+                    strip_.snapshot(p_.saved);
+                    p_.power += std::max<uint64_t>(p_.power / 8, 1);
+                }
+            }
+            // With a ring of L = k P: mismatches d(x + L) != d(x) are all seen for x <= x0 once
+            // column x0 + L is swept, and the ring then holds columns x0 + 1 .. x0 + L.
+            if (p_.found && x >= p_.x0 + p_.ring_len) return true;
+        }
+        return false;
+    }
+
+    // Hands the strip the rows whose sub-strip repeated in the last block (note_settled).
+    void settle_rows(uint64_t end) {
+        if (settled_.rows <= strip_.settled_rows()) return;
+        strip_.settle(settled_);
+        growth_.add(settled_.rows, end);
+        if (!o_.progress) return;
+        o_.progress->settled_rows.store(settled_.rows, std::memory_order_relaxed);
+        o_.progress->expected_x0.store(growth_.predict(Y_), std::memory_order_relaxed);
+    }
+
+    void start_second_pass() {
+        p_.phase = 2;
+        p_.strip.words.clear();
+        const double bytes = static_cast<double>(Y_) * static_cast<double>(p_.period) * 2.0;
+        if (bytes > 32.0 * (1ull << 30))
+            throw Error("the strip's period " + std::to_string(p_.period) + " needs a ring of " +
+                        std::to_string(bytes / (1ull << 30)) +
+                        " GiB for the exact preperiods; more than 32 GiB");
+        start_ring(p_, Y_, p_.period);
+    }
+
+    // Phase 2: a second sweep from column 0 with a ring of exactly P, to column x0 + P. False
+    // when interrupted.
+    bool second_pass() {
+        Strip pass(Y_, o_.kernel, o_.threads);
+        if (!p_.strip.words.empty()) pass.restore(p_.strip);
         StripSnapshot at_x0;
-        const uint64_t last = p.x0 + P;
+        const uint64_t last = p_.x0 + p_.period;
         for (;;) {
             const uint64_t next = pass.columns_done();
-            uint64_t end = std::min(next + block, last + 1);
-            if (next <= p.x0) end = std::min(end, p.x0 + 1);
+            uint64_t end = std::min(next + (o_.test_delay_us ? 16 : kBlockColumns), last + 1);
+            if (next <= p_.x0) end = std::min(end, p_.x0 + 1);
             engine::StripBlock b;
             b.columns = end - next;
-            b.rows_done = recorder;
+            b.rows_done = recorder_;
             pass.advance_block(b);
-            result.columns_swept += b.columns;
-            check_record(p, record_errors);
+            result_.columns_swept += b.columns;
+            check_record(p_, record_errors_);
             // An independent re-check of the certificate on this second sweep (a resumed
             // phase 2 that started past x0 skips it; phase 1 proved it already).
-            if (end - 1 == p.x0) pass.snapshot(at_x0);
+            if (end - 1 == p_.x0) pass.snapshot(at_x0);
             if (end - 1 == last) {
                 if (!at_x0.words.empty() && !pass.matches(at_x0))
                     throw Error("internal: the certificate did not repeat in phase 2");
-                break;
+                return true;
             }
-            report(o.progress, 2, end, last + 1, p.x0, pass);
-            if (runner.after_block(p, pass, result, b.columns)) {
-                result.seconds = elapsed();
-                return result;
+            report(o_.progress, 2, end, last + 1, p_.x0, pass);
+            if (runner_.after_block(p_, pass, result_, b.columns)) return false;
+        }
+    }
+
+    // Each row's exact preperiod (its last mismatch), minimal period (of one P-block from x0 + 1
+    // in the ring) and, if asked, its block from the preperiod.
+    void collect_rows() {
+        const uint64_t L = p_.ring_len, P = p_.period;
+        result_.rows.resize(Y_);
+        std::vector<uint16_t> block(P);
+        for (uint64_t y = 0; y < Y_; ++y) {
+            CertifiedRowPeriod& r = result_.rows[y];
+            r.row = y;
+            r.preperiod = p_.last_mismatch[y] == kNone ? 0 : p_.last_mismatch[y] + 1;
+            // The ring holds columns x0 + 1 .. x0 + P (and more) at x mod L.
+            for (uint64_t i = 0; i < P; ++i) block[i] = p_.ring[((p_.x0 + 1 + i) % L) * Y_ + y];
+            r.period = minimal_period(block);
+            if (!o_.keep_blocks) continue;
+            r.block.resize(r.period);
+            for (uint64_t i = 0; i < r.period; ++i) {
+                uint64_t c = r.preperiod + i;  // from the preperiod on, r.period-periodic
+                if (c < p_.x0 + 1) c += ((p_.x0 + 1 - c + r.period - 1) / r.period) * r.period;
+                r.block[i] = block[c - (p_.x0 + 1)];
             }
         }
     }
 
-    const uint64_t L = p.ring_len;
-    result.rows.resize(Y);
-    for (uint64_t y = 0; y < Y; ++y) {
-        CertifiedRowPeriod& r = result.rows[y];
-        r.row = y;
-        r.preperiod = p.last_mismatch[y] == kNone ? 0 : p.last_mismatch[y] + 1;
-        // The ring holds columns x0 + 1 .. x0 + P (and more) at x mod L.
-        std::vector<uint16_t> block(P);
-        for (uint64_t i = 0; i < P; ++i) block[i] = p.ring[((p.x0 + 1 + i) % L) * Y + y];
-        r.period = minimal_period(block);
-        if (!o.keep_blocks) continue;
-        r.block.resize(r.period);
-        for (uint64_t i = 0; i < r.period; ++i) {
-            uint64_t c = r.preperiod + i;  // columns from the preperiod on are r.period-periodic
-            if (c < p.x0 + 1) c += ((p.x0 + 1 - c + r.period - 1) / r.period) * r.period;
-            r.block[i] = block[c - (p.x0 + 1)];
-        }
-    }
-    result.second_pass = p.phase == 2;
-    result.ring_len = L;
-    result.status = PeriodsResult::Status::Certified;
-    result.seconds = elapsed();
-    return result;
+    const PeriodsOptions& o_;
+    const uint64_t Y_;
+    const Clock::time_point start_;
+    PeriodsResult result_;
+    Strip strip_;
+    SearchState p_;
+    Runner runner_;
+    RecordErrors record_errors_;
+    engine::StripRowsFn recorder_;
+    std::vector<uint32_t> matched_rows_;
+    engine::SettledRows settled_;  // the lowest rows whose sub-strip has repeated
+    SettleGrowth growth_;
+};
+
+}  // namespace
+
+PeriodsResult certify_row_periods(const PeriodsOptions& o) {
+    if (o.rows == 0 || o.rows > kMaxRows)
+        throw Error("--rows must be between 1 and " + std::to_string(kMaxRows) + ", got " +
+                    std::to_string(o.rows));
+    if (!(o.checkpoint_every >= 0)) throw Error("--checkpoint-every must be >= 0 seconds");
+    if (o.resume && o.checkpoint.empty()) throw Error("--resume needs --checkpoint FILE");
+    return Certification(o).run();
 }
 
 void write_periods_csv(const std::string& path, const PeriodsResult& result,
