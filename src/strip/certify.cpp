@@ -168,7 +168,8 @@ class Certification {
             start_ring(p_, Y_, L);
         }
         recorder_ = [this](uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g) {
-            record_rows(p_, x, y0, y1, g, Y_, record_errors_);
+            const uint64_t from = std::clamp(unrecorded_rows_, y0, y1);
+            if (from < y1) record_rows(p_, x, from, y1, g + (from - y0), Y_, record_errors_);
         };
     }
 
@@ -205,6 +206,7 @@ class Certification {
             }
             const uint64_t end = block_end(next);
             const bool comparing = !p_.found && next > first_saved();
+            unrecorded_rows_ = rows_repeating_in_ring(next);
             engine::StripBlock b;
             b.columns = end - next;
             if (p_.ring_len) b.rows_done = recorder_;
@@ -277,10 +279,21 @@ class Certification {
         return false;
     }
 
+    // Rows settled at least a ring length before column x: the ring already holds their values
+    // of column x (a ring length is a whole number of their periods, all past their
+    // preperiods), so recording them again would write the same values and find no mismatch.
+    uint64_t rows_repeating_in_ring(uint64_t x) const {
+        uint64_t rows = 0;
+        for (const auto& [m, since] : settled_since_)
+            if (since + p_.ring_len <= x) rows = std::max(rows, m);
+        return rows;
+    }
+
     // Hands the strip the rows whose sub-strip repeated in the last block (note_settled).
     void settle_rows(uint64_t end) {
         if (settled_.rows <= strip_.settled_rows()) return;
         strip_.settle(settled_);
+        settled_since_.emplace_back(settled_.rows, end);
         growth_.add(settled_.rows, end);
         if (!o_.progress) return;
         o_.progress->settled_rows.store(settled_.rows, std::memory_order_relaxed);
@@ -362,6 +375,8 @@ class Certification {
     engine::StripRowsFn recorder_;
     std::vector<uint32_t> matched_rows_;
     engine::SettledRows settled_;  // the lowest rows whose sub-strip has repeated
+    std::vector<std::pair<uint64_t, uint64_t>> settled_since_;  // rows, first column filled
+    uint64_t unrecorded_rows_ = 0;  // in this block (rows_repeating_in_ring)
     SettleGrowth growth_;
 };
 
