@@ -302,6 +302,7 @@ class Certification {
 
     void start_second_pass() {
         p_.phase = 2;
+        unrecorded_rows_ = 0;  // a fresh ring, and a fresh strip without settled rows
         p_.strip.words.clear();
         const double bytes = static_cast<double>(Y_) * static_cast<double>(p_.period) * 2.0;
         if (bytes > 32.0 * (1ull << 30))
