@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,13 +21,13 @@
 
 #include <hdf5.h>
 
-#include "strip/strip.hpp"
 #include "grundy/engine.hpp"
 #include "grundy/error.hpp"
 #include "grundy/memory_table.hpp"
 #include "grundy/periodicity.hpp"
 #include "grundy/periods.hpp"
 #include "kernel_builds.hpp"
+#include "strip/strip.hpp"
 
 extern char** environ;
 
@@ -427,6 +428,27 @@ std::string slurp(const std::string& path) {
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+// Waits until the checkpoint file `path` has been written `n` times (each write renames a new
+// file over it, with a new modification time), or the process has ended, or 60 s have passed.
+void wait_for_checkpoints(pid_t pid, const std::string& path, int n) {
+    int seen = 0;
+    struct timespec last {};
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (seen < n && std::chrono::steady_clock::now() < deadline) {
+        struct stat st {};
+        if (::stat(path.c_str(), &st) == 0 &&
+            (st.st_mtim.tv_sec != last.tv_sec || st.st_mtim.tv_nsec != last.tv_nsec)) {
+            last = st.st_mtim;
+            ++seen;
+        }
+        siginfo_t info{};  // ended? (left waitable for the caller)
+        if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+            info.si_pid == pid)
+            return;
+        std::this_thread::sleep_for(std::chrono::microseconds(500));
+    }
+}
+
 TEST(PeriodsCli, SigkillAtSeveralMomentsThenResume) {
     Temp tmp;
     const std::string rows = "40";
@@ -434,22 +456,23 @@ TEST(PeriodsCli, SigkillAtSeveralMomentsThenResume) {
     const std::string ref = slurp(tmp / "ref.csv");
     ASSERT_NE(ref.find("\n39,"), std::string::npos);
     // 16k columns (one pass with the ring) or 22k (two passes, --ring-memory 0) at >= 20 us
-    // each: the kills land early and late in phase 1, in its tail and in phase 2.
+    // each, a checkpoint every 50 ms: the kills land after the n-th checkpoint, early and late
+    // in phase 1, in its tail and in phase 2, however busy the machine is.
     int resumed_from_checkpoint = 0;
     struct Kill {
-        int ms;
+        int checkpoints;
         const char* ring;
     };
-    for (const Kill k : {Kill{150, "2^30"}, Kill{700, "2^30"}, Kill{1500, "2^30"},
-                         Kill{1900, "2^30"}, Kill{1000, "0"}, Kill{2600, "0"}}) {
-        const std::string tag = std::to_string(k.ms) + "_" + k.ring;
+    for (const Kill k : {Kill{1, "2^30"}, Kill{6, "2^30"}, Kill{14, "2^30"}, Kill{20, "2^30"},
+                         Kill{8, "0"}, Kill{28, "0"}}) {
+        const std::string tag = std::to_string(k.checkpoints) + "_" + k.ring;
         const std::string ck = tmp / ("ck" + tag);
         const std::string csv = tmp / ("out" + tag + ".csv");
         const pid_t pid =
             spawn({"periods", "--rows", rows, "--checkpoint", ck, "--checkpoint-every", "0.05",
                    "--test-delay-us", "20", "--csv", csv, "-q", "--ring-memory", k.ring},
                   tmp / "log");
-        std::this_thread::sleep_for(std::chrono::milliseconds(k.ms));
+        wait_for_checkpoints(pid, ck, k.checkpoints);
         ::kill(pid, SIGKILL);
         wait_status(pid);
         // A loaded machine may reach the end first; that kill tests nothing, hence the count.
@@ -459,7 +482,8 @@ TEST(PeriodsCli, SigkillAtSeveralMomentsThenResume) {
                           tmp / "log"),
                   0)
             << slurp(tmp / "log");
-        EXPECT_EQ(slurp(csv), ref) << "killed after " << k.ms << " ms, ring " << k.ring;
+        EXPECT_EQ(slurp(csv), ref)
+            << "killed after checkpoint " << k.checkpoints << ", ring " << k.ring;
     }
     EXPECT_GE(resumed_from_checkpoint, 4);
 }
