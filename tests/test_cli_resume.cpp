@@ -1,6 +1,6 @@
-// grundy compute stopped by signals and continued with --resume, through the real binary: the
-// resumed file must be the table of an uninterrupted run, chunk for chunk; every refusal is
-// one line, exit status 2, and leaves the file as it was.
+// grundy compute stopped by signals and continued with --resume, through the real binary: a
+// stopped run exits with status 75, the resumed file must be the table of an uninterrupted
+// run, chunk for chunk; every refusal is one line, exit status 2, and leaves the file as it was.
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <signal.h>
@@ -148,7 +148,7 @@ void stop_and_resume_at_several_moments(const RunSpec& run, const TempDir& dir) 
         const Stopped s =
             stop_when(command(run, f), f, static_cast<uintmax_t>(fraction * final_size), SIGTERM,
                       file("log"));
-        ASSERT_EQ(s.status, 2) << s.log;
+        ASSERT_EQ(s.status, 75) << s.log;
         EXPECT_NE(s.log.find("interrupted by signal 15 after"), std::string::npos) << s.log;
         EXPECT_NE(s.log.find("--resume"), std::string::npos) << s.log;
         EXPECT_EQ(lines(s.log), 1u) << s.log;
@@ -165,7 +165,7 @@ void stop_and_resume_at_several_moments(const RunSpec& run, const TempDir& dir) 
             const Stopped again = stop_when(command(run, f) + " --resume", f,
                                             fs::file_size(f) + (final_size - fs::file_size(f)) / 3,
                                             SIGTERM, file("log2"));
-            ASSERT_EQ(again.status, 2) << again.log;
+            ASSERT_EQ(again.status, 75) << again.log;
             EXPECT_GE(tiles_done(again.log), done) << again.log;
             EXPECT_EQ(attribute(f, "resumable"), 1);
             EXPECT_EQ(attribute(f, "resumed_runs"), 1);
@@ -202,7 +202,7 @@ TEST_F(CliResume, OtherCompressions) {
         const std::string ref = dir.file(c + "-ref.h5"), f = dir.file(c + ".h5");
         ASSERT_EQ(run_grundy(command(run, ref) + " -q").status, 0);
         const Stopped s = stop_halfway(command(run, f), f, ref, SIGINT);
-        ASSERT_EQ(s.status, 2) << s.log;
+        ASSERT_EQ(s.status, 75) << s.log;
         EXPECT_NE(s.log.find("interrupted by signal 2"), std::string::npos) << s.log;
         // --compression may be left out: the file's is used.
         const auto r =
@@ -223,7 +223,7 @@ TEST_F(CliResume, JobFileResume) {
                                           "output = "
                                        << f << "\n";
     const Stopped s = stop_halfway("run " + dir.file("job.ini"), f, ref, SIGTERM);
-    ASSERT_EQ(s.status, 2) << s.log;
+    ASSERT_EQ(s.status, 75) << s.log;
     const auto r = run_grundy("run " + dir.file("job.ini") + " --resume");
     ASSERT_EQ(r.status, 0) << r.output;
     EXPECT_NE(r.output.find("resumed: "), std::string::npos) << r.output;
@@ -237,7 +237,7 @@ TEST_F(CliResume, Refusals) {
     const std::string stopped = dir.file("stopped.h5"), complete = dir.file("complete.h5");
     ASSERT_EQ(run_grundy(command(run, complete) + " -q").status, 0);
     const Stopped s = stop_halfway(command(run, stopped), stopped, complete, SIGTERM);
-    ASSERT_EQ(s.status, 2) << s.log;
+    ASSERT_EQ(s.status, 75) << s.log;
     std::ofstream(dir.file("text.h5")) << "not an HDF5 file\n";
     // Truncated, as a hard kill or a full disk may leave it.
     const std::string bytes = slurp(stopped);
@@ -293,7 +293,7 @@ TEST_F(CliResume, DamagedStoredChunk) {
     const std::string ref = dir.file("ref.h5"), f = dir.file("f.h5");
     ASSERT_EQ(run_grundy(command(run, ref) + " -q").status, 0);
     const Stopped s = stop_halfway(command(run, f), f, ref, SIGTERM);
-    ASSERT_EQ(s.status, 2) << s.log;
+    ASSERT_EQ(s.status, 75) << s.log;
     haddr_t addr = HADDR_UNDEF;
     hsize_t size = 0;
     {
@@ -362,7 +362,7 @@ TEST_F(CliResume, SecondSignalAbortsAtOnce) {
         EXPECT_NE(log.find("stopped at once by a second signal"), std::string::npos) << log;
         EXPECT_FALSE(fs::exists(f));
     } else {
-        EXPECT_EQ(status, 2) << log;
+        EXPECT_EQ(status, 75) << log;
         EXPECT_EQ(attribute(f, "resumable"), 1);
     }
 }

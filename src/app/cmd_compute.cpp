@@ -154,10 +154,13 @@ int run(const po::variables_map& v) {
         const std::string where = "interrupted by signal " + std::to_string(stop_signal()) +
                                   " after " + std::to_string(stats.tiles_done) + " of " +
                                   std::to_string(stats.tiles) + " tiles";
-        if (!writer) throw Error(where);
+        // Nothing kept, nothing to resume: the run is simply lost (exit status 2).
+        if (!writer) throw Error(where + "; nothing was kept (--no-output)");
         writer->stop(record);
-        throw Error(where + "; " + output +
-                    " keeps them: run the same command again with --resume to continue");
+        std::cerr << "grundy compute: " << where << "; " << output
+                  << " keeps them: run the same command again with --resume to continue"
+                  << std::endl;
+        return kExitResumable;
     }
     if (writer) writer->finish(record);
     if (!quiet) {
@@ -194,7 +197,7 @@ const CommandRegistrar registrar(
      "shuffle + deflate compressed, with the run's attributes and complete = 1 written last.\n"
      "Sizes may be written as 2^k.\n\n"
      "SIGTERM or SIGINT stops the run after the tiles in flight and keeps the file with\n"
-     "complete = 0 and resumable = 1 (exit status 2); the same command with --resume then\n"
+     "complete = 0 and resumable = 1 (exit status 75); the same command with --resume then\n"
      "computes only the missing tiles, and the finished file is the one an uninterrupted run\n"
      "writes. A second signal stops at once and removes the file (not a resumed one). A run\n"
      "that fails (disk full) removes its file.",
