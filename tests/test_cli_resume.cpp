@@ -1,16 +1,21 @@
-// grundy compute stopped by signals and continued with --resume, through the real binary: a
-// stopped run exits with status 75, the resumed file must be the table of an uninterrupted
-// run, chunk for chunk; every refusal is one line, exit status 2, and leaves the file as it was.
+// grundy compute stopped by signals or a full disk and continued with --resume, through the real
+// binary: a stopped run exits with status 75 and one line, the resumed file must be the table of
+// an uninterrupted run, chunk for chunk; every refusal is one line, exit status 2, and leaves
+// the file as it was.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -341,6 +346,117 @@ TEST_F(CliResume, HardKill) {
         }
     }
     GTEST_LOG_(INFO) << resumed << " of 3 killed runs resumed";
+}
+
+// Runs the binary with a file size limit of `limit` bytes (RLIMIT_FSIZE: a write past it fails
+// with EFBIG, as one on a full disk fails with ENOSPC), `env` added to the environment, stdout
+// and stderr into `log`. SIGXFSZ keeps its default action (it kills the process): grundy must
+// ignore it itself. Returns the exit status, or 128 + signal.
+int run_with_file_limit(const std::string& args, rlim_t limit, const std::string& log,
+                        const std::vector<std::string>& env = {}) {
+    std::vector<std::string> words = {GRUNDY_EXE};
+    std::istringstream in(args);
+    for (std::string w; in >> w;) words.push_back(w);
+    std::vector<char*> argv;
+    for (auto& w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    std::vector<std::string> vars(env);
+    for (char** e = environ; *e; ++e) vars.push_back(*e);
+    std::vector<char*> envp;
+    for (auto& e : vars) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    const pid_t pid = ::fork();
+    if (pid == 0) {  // only async-signal-safe calls from here to exec
+        const rlimit r{limit, limit};
+        ::signal(SIGXFSZ, SIG_DFL);
+        const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (::setrlimit(RLIMIT_FSIZE, &r) != 0 || fd < 0 || ::dup2(fd, STDOUT_FILENO) < 0 ||
+            ::dup2(fd, STDERR_FILENO) < 0)
+            ::_exit(126);
+        ::execve(GRUNDY_EXE, argv.data(), envp.data());
+        ::_exit(127);
+    }
+    return pid > 0 ? wait_grundy(pid) : -1;
+}
+
+// "stopped after N of M tiles": N, or -1.
+long tiles_kept(const std::string& log) {
+    const size_t at = log.find("; stopped after ");
+    return at == std::string::npos ? -1 : std::strtol(log.c_str() + at + 16, nullptr, 10);
+}
+
+// A disk that fills up (here a file size limit) stops the run like a signal: one line, exit
+// status 75, every chunk written so far kept in a file that stays within the limit, closed as a
+// stopped run; the same command with --resume continues it (stopped once more by the limit
+// while resuming) into the table of an uninterrupted run, chunk for chunk.
+TEST_F(CliResume, FullDiskKeepsTheTilesWrittenAndResumes) {
+    for (const RunSpec& run : {RunSpec{2048, 2048, "--tile 128 --threads 2"},
+                               RunSpec{1500, 2600, "--tile 96 --threads 2 --compression none"}}) {
+        SCOPED_TRACE(command(run, "F"));
+        const std::string ref = dir.file("ref.h5"), f = dir.file("full.h5");
+        fs::remove(f);
+        ASSERT_EQ(run_grundy(command(run, ref) + " --force -q").status, 0);
+        const uintmax_t final_size = fs::file_size(ref);
+
+        const rlim_t limit = final_size * 2 / 5;
+        const int status = run_with_file_limit(command(run, f), limit, dir.file("log"));
+        const std::string log = slurp(dir.file("log"));
+        ASSERT_EQ(status, 75) << log;
+        EXPECT_EQ(lines(log), 1u) << log;  // no HDF5-DIAG error stack
+        EXPECT_NE(log.find("cannot write " + f + ": File too large; stopped after "),
+                  std::string::npos)
+            << log;
+        EXPECT_NE(log.find("free some space, then run the same command again with --resume"),
+                  std::string::npos)
+            << log;
+        const long kept = tiles_kept(log);
+        EXPECT_GT(kept, 0) << log;
+        ASSERT_TRUE(fs::exists(f));
+        EXPECT_LE(fs::file_size(f), limit);
+        EXPECT_EQ(attribute(f, "complete"), 0);
+        EXPECT_EQ(attribute(f, "resumable"), 1);
+        EXPECT_THROW(Hdf5TableReader{f}, Error);
+
+        // Resumed with a little more room, it fills that and stops again, keeping more.
+        const int again = run_with_file_limit(command(run, f) + " --resume", final_size * 3 / 4,
+                                              dir.file("log2"));
+        const std::string log2 = slurp(dir.file("log2"));
+        ASSERT_EQ(again, 75) << log2;
+        EXPECT_EQ(lines(log2), 1u) << log2;
+        EXPECT_GT(tiles_kept(log2), kept) << log2;
+
+        const auto resumed = run_grundy(command(run, f) + " --resume");
+        ASSERT_EQ(resumed.status, 0) << resumed.output;
+        EXPECT_EQ(attribute(f, "complete"), 1);
+        EXPECT_EQ(attribute(f, "resumed_runs"), 2);
+        expect_same_table(f, ref, table_in_memory(run.rows, run.cols));
+    }
+}
+
+// No room even to start: one line, exit status 2, no file left behind.
+TEST_F(CliResume, FullDiskBeforeTheFirstTile) {
+    const std::string f = dir.file("f.h5");
+    const int status =
+        run_with_file_limit("compute --rows 2048 --cols 2048 -o " + f, 64 << 10, dir.file("log"));
+    const std::string log = slurp(dir.file("log"));
+    EXPECT_EQ(status, 2) << log;
+    EXPECT_EQ(lines(log), 1u) << log;
+    EXPECT_NE(log.find("cannot write " + f + ": File too large"), std::string::npos) << log;
+    EXPECT_FALSE(fs::exists(f));
+}
+
+// Without room allocated ahead (GRUNDY_PREALLOCATE=0) the full disk strikes inside HDF5, which
+// then cannot close the file either: one line says that it cannot be resumed and has been
+// removed, exit status 2, and the process does not crash on its way out.
+TEST_F(CliResume, FullDiskInsideHdf5RemovesTheFile) {
+    const std::string f = dir.file("f.h5");
+    const int status = run_with_file_limit("compute --rows 2048 --cols 2048 --tile 128 -o " + f,
+                                           1 << 20, dir.file("log"), {"GRUNDY_PREALLOCATE=0"});
+    const std::string log = slurp(dir.file("log"));
+    EXPECT_EQ(status, 2) << log;
+    EXPECT_EQ(lines(log), 1u) << log;
+    EXPECT_NE(log.find("cannot be resumed and has been removed"), std::string::npos) << log;
+    EXPECT_FALSE(fs::exists(f));
 }
 
 // A second signal while stopping ends the run at once and removes its file; if the first
