@@ -306,8 +306,8 @@ TEST(CliCompute, HelpAndVersion) {
     EXPECT_EQ(run_grundy("run --help").status, 0);
 }
 
-// SIGTERM stops the run cleanly: exit status 2, one line saying how far it got and how to go
-// on, and the file kept for --resume, marked incomplete (test_cli_resume.cpp goes on from
+// SIGTERM stops the run cleanly: exit status 75 (EX_TEMPFAIL), one line saying how far it got and
+// how to go on, and the file kept for --resume, marked incomplete (test_cli_resume.cpp goes on from
 // there).
 TEST(CliCompute, InterruptedRunKeepsResumableFile) {
     TempDir dir;
@@ -320,8 +320,10 @@ TEST(CliCompute, InterruptedRunKeepsResumableFile) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     ASSERT_EQ(::kill(pid, SIGTERM), 0);
-    EXPECT_EQ(testing::wait_grundy(pid), 2);
+    EXPECT_EQ(testing::wait_grundy(pid), 75);
     const std::string text = slurp(dir.file("log"));
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+    EXPECT_EQ(text.find("error"), std::string::npos) << text;  // a stop, not a failure
     EXPECT_NE(text.find("interrupted by signal 15 after"), std::string::npos) << text;
     EXPECT_NE(text.find(" tiles; " + f + " keeps them"), std::string::npos) << text;
     EXPECT_NE(text.find("--resume"), std::string::npos) << text;

@@ -1,16 +1,21 @@
-// grundy compute stopped by signals and continued with --resume, through the real binary: the
-// resumed file must be the table of an uninterrupted run, chunk for chunk; every refusal is
-// one line, exit status 2, and leaves the file as it was.
+// grundy compute stopped by signals or a full disk and continued with --resume, through the real
+// binary: a stopped run exits with status 75 and one line, the resumed file must be the table of
+// an uninterrupted run, chunk for chunk; every refusal is one line, exit status 2, and leaves
+// the file as it was.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -148,7 +153,7 @@ void stop_and_resume_at_several_moments(const RunSpec& run, const TempDir& dir) 
         const Stopped s =
             stop_when(command(run, f), f, static_cast<uintmax_t>(fraction * final_size), SIGTERM,
                       file("log"));
-        ASSERT_EQ(s.status, 2) << s.log;
+        ASSERT_EQ(s.status, 75) << s.log;
         EXPECT_NE(s.log.find("interrupted by signal 15 after"), std::string::npos) << s.log;
         EXPECT_NE(s.log.find("--resume"), std::string::npos) << s.log;
         EXPECT_EQ(lines(s.log), 1u) << s.log;
@@ -165,7 +170,7 @@ void stop_and_resume_at_several_moments(const RunSpec& run, const TempDir& dir) 
             const Stopped again = stop_when(command(run, f) + " --resume", f,
                                             fs::file_size(f) + (final_size - fs::file_size(f)) / 3,
                                             SIGTERM, file("log2"));
-            ASSERT_EQ(again.status, 2) << again.log;
+            ASSERT_EQ(again.status, 75) << again.log;
             EXPECT_GE(tiles_done(again.log), done) << again.log;
             EXPECT_EQ(attribute(f, "resumable"), 1);
             EXPECT_EQ(attribute(f, "resumed_runs"), 1);
@@ -202,7 +207,7 @@ TEST_F(CliResume, OtherCompressions) {
         const std::string ref = dir.file(c + "-ref.h5"), f = dir.file(c + ".h5");
         ASSERT_EQ(run_grundy(command(run, ref) + " -q").status, 0);
         const Stopped s = stop_halfway(command(run, f), f, ref, SIGINT);
-        ASSERT_EQ(s.status, 2) << s.log;
+        ASSERT_EQ(s.status, 75) << s.log;
         EXPECT_NE(s.log.find("interrupted by signal 2"), std::string::npos) << s.log;
         // --compression may be left out: the file's is used.
         const auto r =
@@ -223,7 +228,7 @@ TEST_F(CliResume, JobFileResume) {
                                           "output = "
                                        << f << "\n";
     const Stopped s = stop_halfway("run " + dir.file("job.ini"), f, ref, SIGTERM);
-    ASSERT_EQ(s.status, 2) << s.log;
+    ASSERT_EQ(s.status, 75) << s.log;
     const auto r = run_grundy("run " + dir.file("job.ini") + " --resume");
     ASSERT_EQ(r.status, 0) << r.output;
     EXPECT_NE(r.output.find("resumed: "), std::string::npos) << r.output;
@@ -237,7 +242,7 @@ TEST_F(CliResume, Refusals) {
     const std::string stopped = dir.file("stopped.h5"), complete = dir.file("complete.h5");
     ASSERT_EQ(run_grundy(command(run, complete) + " -q").status, 0);
     const Stopped s = stop_halfway(command(run, stopped), stopped, complete, SIGTERM);
-    ASSERT_EQ(s.status, 2) << s.log;
+    ASSERT_EQ(s.status, 75) << s.log;
     std::ofstream(dir.file("text.h5")) << "not an HDF5 file\n";
     // Truncated, as a hard kill or a full disk may leave it.
     const std::string bytes = slurp(stopped);
@@ -293,7 +298,7 @@ TEST_F(CliResume, DamagedStoredChunk) {
     const std::string ref = dir.file("ref.h5"), f = dir.file("f.h5");
     ASSERT_EQ(run_grundy(command(run, ref) + " -q").status, 0);
     const Stopped s = stop_halfway(command(run, f), f, ref, SIGTERM);
-    ASSERT_EQ(s.status, 2) << s.log;
+    ASSERT_EQ(s.status, 75) << s.log;
     haddr_t addr = HADDR_UNDEF;
     hsize_t size = 0;
     {
@@ -343,6 +348,117 @@ TEST_F(CliResume, HardKill) {
     GTEST_LOG_(INFO) << resumed << " of 3 killed runs resumed";
 }
 
+// Runs the binary with a file size limit of `limit` bytes (RLIMIT_FSIZE: a write past it fails
+// with EFBIG, as one on a full disk fails with ENOSPC), `env` added to the environment, stdout
+// and stderr into `log`. SIGXFSZ keeps its default action (it kills the process): grundy must
+// ignore it itself. Returns the exit status, or 128 + signal.
+int run_with_file_limit(const std::string& args, rlim_t limit, const std::string& log,
+                        const std::vector<std::string>& env = {}) {
+    std::vector<std::string> words = {GRUNDY_EXE};
+    std::istringstream in(args);
+    for (std::string w; in >> w;) words.push_back(w);
+    std::vector<char*> argv;
+    for (auto& w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    std::vector<std::string> vars(env);
+    for (char** e = environ; *e; ++e) vars.push_back(*e);
+    std::vector<char*> envp;
+    for (auto& e : vars) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    const pid_t pid = ::fork();
+    if (pid == 0) {  // only async-signal-safe calls from here to exec
+        const rlimit r{limit, limit};
+        ::signal(SIGXFSZ, SIG_DFL);
+        const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (::setrlimit(RLIMIT_FSIZE, &r) != 0 || fd < 0 || ::dup2(fd, STDOUT_FILENO) < 0 ||
+            ::dup2(fd, STDERR_FILENO) < 0)
+            ::_exit(126);
+        ::execve(GRUNDY_EXE, argv.data(), envp.data());
+        ::_exit(127);
+    }
+    return pid > 0 ? wait_grundy(pid) : -1;
+}
+
+// "stopped after N of M tiles": N, or -1.
+long tiles_kept(const std::string& log) {
+    const size_t at = log.find("; stopped after ");
+    return at == std::string::npos ? -1 : std::strtol(log.c_str() + at + 16, nullptr, 10);
+}
+
+// A disk that fills up (here a file size limit) stops the run like a signal: one line, exit
+// status 75, every chunk written so far kept in a file that stays within the limit, closed as a
+// stopped run; the same command with --resume continues it (stopped once more by the limit
+// while resuming) into the table of an uninterrupted run, chunk for chunk.
+TEST_F(CliResume, FullDiskKeepsTheTilesWrittenAndResumes) {
+    for (const RunSpec& run : {RunSpec{2048, 2048, "--tile 128 --threads 2"},
+                               RunSpec{1500, 2600, "--tile 96 --threads 2 --compression none"}}) {
+        SCOPED_TRACE(command(run, "F"));
+        const std::string ref = dir.file("ref.h5"), f = dir.file("full.h5");
+        fs::remove(f);
+        ASSERT_EQ(run_grundy(command(run, ref) + " --force -q").status, 0);
+        const uintmax_t final_size = fs::file_size(ref);
+
+        const rlim_t limit = final_size * 2 / 5;
+        const int status = run_with_file_limit(command(run, f), limit, dir.file("log"));
+        const std::string log = slurp(dir.file("log"));
+        ASSERT_EQ(status, 75) << log;
+        EXPECT_EQ(lines(log), 1u) << log;  // no HDF5-DIAG error stack
+        EXPECT_NE(log.find("cannot write " + f + ": File too large; stopped after "),
+                  std::string::npos)
+            << log;
+        EXPECT_NE(log.find("free some space, then run the same command again with --resume"),
+                  std::string::npos)
+            << log;
+        const long kept = tiles_kept(log);
+        EXPECT_GT(kept, 0) << log;
+        ASSERT_TRUE(fs::exists(f));
+        EXPECT_LE(fs::file_size(f), limit);
+        EXPECT_EQ(attribute(f, "complete"), 0);
+        EXPECT_EQ(attribute(f, "resumable"), 1);
+        EXPECT_THROW(Hdf5TableReader{f}, Error);
+
+        // Resumed with a little more room, it fills that and stops again, keeping more.
+        const int again = run_with_file_limit(command(run, f) + " --resume", final_size * 3 / 4,
+                                              dir.file("log2"));
+        const std::string log2 = slurp(dir.file("log2"));
+        ASSERT_EQ(again, 75) << log2;
+        EXPECT_EQ(lines(log2), 1u) << log2;
+        EXPECT_GT(tiles_kept(log2), kept) << log2;
+
+        const auto resumed = run_grundy(command(run, f) + " --resume");
+        ASSERT_EQ(resumed.status, 0) << resumed.output;
+        EXPECT_EQ(attribute(f, "complete"), 1);
+        EXPECT_EQ(attribute(f, "resumed_runs"), 2);
+        expect_same_table(f, ref, table_in_memory(run.rows, run.cols));
+    }
+}
+
+// No room even to start: one line, exit status 2, no file left behind.
+TEST_F(CliResume, FullDiskBeforeTheFirstTile) {
+    const std::string f = dir.file("f.h5");
+    const int status =
+        run_with_file_limit("compute --rows 2048 --cols 2048 -o " + f, 64 << 10, dir.file("log"));
+    const std::string log = slurp(dir.file("log"));
+    EXPECT_EQ(status, 2) << log;
+    EXPECT_EQ(lines(log), 1u) << log;
+    EXPECT_NE(log.find("cannot write " + f + ": File too large"), std::string::npos) << log;
+    EXPECT_FALSE(fs::exists(f));
+}
+
+// Without room allocated ahead (GRUNDY_PREALLOCATE=0) the full disk strikes inside HDF5, which
+// then cannot close the file either: one line says that it cannot be resumed and has been
+// removed, exit status 2, and the process does not crash on its way out.
+TEST_F(CliResume, FullDiskInsideHdf5RemovesTheFile) {
+    const std::string f = dir.file("f.h5");
+    const int status = run_with_file_limit("compute --rows 2048 --cols 2048 --tile 128 -o " + f,
+                                           1 << 20, dir.file("log"), {"GRUNDY_PREALLOCATE=0"});
+    const std::string log = slurp(dir.file("log"));
+    EXPECT_EQ(status, 2) << log;
+    EXPECT_EQ(lines(log), 1u) << log;
+    EXPECT_NE(log.find("cannot be resumed and has been removed"), std::string::npos) << log;
+    EXPECT_FALSE(fs::exists(f));
+}
+
 // A second signal while stopping ends the run at once and removes its file; if the first
 // stop was already over, the file is the usual resumable one.
 TEST_F(CliResume, SecondSignalAbortsAtOnce) {
@@ -362,7 +478,7 @@ TEST_F(CliResume, SecondSignalAbortsAtOnce) {
         EXPECT_NE(log.find("stopped at once by a second signal"), std::string::npos) << log;
         EXPECT_FALSE(fs::exists(f));
     } else {
-        EXPECT_EQ(status, 2) << log;
+        EXPECT_EQ(status, 75) << log;
         EXPECT_EQ(attribute(f, "resumable"), 1);
     }
 }

@@ -43,7 +43,7 @@ struct EngineStats {
     uint32_t tile = 0;                   // tile side actually used
     MexKernel kernel = MexKernel::Auto;  // kernel actually used
     uint64_t peak_state_bytes = 0;       // largest total size of the set windows at any time
-    bool cancelled = false;              // stopped early through EngineOptions::cancel
+    bool cancelled = false;              // stopped early: EngineOptions::cancel or sink stop
     uint64_t tiles = 0;                  // tiles of the table, mirrored ones included
     uint64_t tiles_done = 0;             // tiles finished: replayed plus computed
     uint64_t cells_resumed = 0;          // cells replayed from EngineOptions::resume

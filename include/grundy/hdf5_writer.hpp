@@ -55,6 +55,10 @@ struct Hdf5WriterOptions {
     // a hard kill more often leaves a file that --resume can continue; 0: never. A flush only
     // writes what changed: cheap next to minutes of computing.
     double checkpoint_seconds = 300.0;
+    // Allocate room on the disk ahead of the chunks (fallocate), so that a full disk stops the
+    // run with a file that --resume continues (Hdf5Writer::stop_requested). Without it a full
+    // disk strikes inside HDF5, which then usually cannot close the file, and it is removed.
+    bool preallocate = true;
 };
 
 // What the file of a stopped run records, to check a resume against.
@@ -93,9 +97,21 @@ class Hdf5Writer final : public TileSink {
 
     // Waits for every chunk to be on disk, records the run, then marks the file complete.
     void finish(const RunRecord& record);
-    // For a run stopped early (EngineStats::cancelled): waits for every chunk to be on disk,
-    // records the run and closes the file with complete = 0 and resumable = 1.
+    // For a run stopped early (EngineStats::cancelled: a signal, or stop_requested()): waits
+    // for every chunk to be on disk, records the run and closes the file with complete = 0 and
+    // resumable = 1. If even that fails (the disk filled up inside HDF5), removes the file and
+    // throws grundy::Error saying so.
     void stop(const RunRecord& record);
+
+    // True once a chunk could not be written (a full disk, a quota, a file size limit): the
+    // engine stops after the tiles in flight, and stop() keeps every chunk written before.
+    // Before each chunk the writer allocates room for it and for closing the file (fallocate),
+    // so that a full disk shows there and not inside HDF5.
+    bool stop_requested() const override;
+    // The one-line reason the writer stopped taking tiles, if it did.
+    std::optional<std::string> write_failure() const;
+    // Tiles the file holds: stored by this run, plus, resuming, those it started with.
+    uint64_t tiles_stored() const;
 
     // Resuming only (else null): what the file records, and its stored tiles for
     // EngineOptions::resume (usable once the engine has called begin()).

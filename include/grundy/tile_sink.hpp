@@ -32,6 +32,10 @@ class TileSink {
     // Called from worker threads, concurrently for tiles of one tile anti-diagonal: must be
     // thread-safe. Each tile is delivered exactly once, after all tiles it depends on.
     virtual void consume(const TileView& tile) = 0;
+    // True once the sink cannot store more tiles (its disk is full): the engine then stops
+    // after the tiles in flight, as when EngineOptions::cancel is set (EngineStats::cancelled),
+    // and the sink says why. Polled before every tile, from any thread.
+    virtual bool stop_requested() const { return false; }
 };
 
 // Tiles an earlier, stopped run already stored (grundy compute --resume). compute_table takes

@@ -2,6 +2,7 @@
 #include <omp.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -46,9 +47,11 @@ void describe(po::options_description& o, std::vector<std::string>&) {
     // clang-format on
 }
 
-// Refuses up front what this machine cannot hold, with the estimate in the message.
+// Refuses up front what this machine cannot hold, with the estimate in the message. `left` is
+// the share of the output still to be written (resuming: the missing tiles'), so that a job
+// resubmitted to a disk still full is refused at once instead of replaying all its tiles first.
 void check_fits(uint64_t rows, uint64_t cols, uint32_t tile, const std::string* output,
-                const Compression& compression) {
+                const Compression& compression, double left) {
     const uint64_t state = estimate_state_bytes(rows, cols, tile);
     const uint64_t memory = physical_memory_bytes();
     if (memory && state > memory / 10 * 9)
@@ -59,10 +62,11 @@ void check_fits(uint64_t rows, uint64_t cols, uint32_t tile, const std::string* 
     const double raw =
         static_cast<double>(rows) * static_cast<double>(cols) * value_bytes(rows, cols);
     // Tables compress to about 60-70% with shuffle + deflate; assume 80% to be safe.
-    const double expected = compression.kind == Compression::Kind::None ? raw : 0.8 * raw;
+    const double expected = left * (compression.kind == Compression::Kind::None ? raw : 0.8 * raw);
     const uint64_t free = free_disk_bytes(*output);
     if (free && expected > static_cast<double>(free))
-        throw Error("the output needs about " + human_bytes(expected) + " but only " +
+        throw Error(std::string(left < 1 ? "the rest of the output" : "the output") +
+                    " needs about " + human_bytes(expected) + " but only " +
                     human_bytes(static_cast<double>(free)) + " are free for " + *output);
 }
 
@@ -115,6 +119,11 @@ int run(const po::variables_map& v) {
     const bool resume = v["resume"].as<bool>();
     if (resume && !has_output) throw Error("--resume needs --output F.h5, the file to continue");
     const double checkpoint = parse_checkpoint(v["checkpoint-every"].as<std::string>());
+    // GRUNDY_PREALLOCATE=0: no room allocated ahead of the chunks, for file systems whose
+    // fallocate is emulated by writing (README, "Stopping and resuming"); the tests use it to
+    // make a full disk strike inside HDF5.
+    const char* preallocate = std::getenv("GRUNDY_PREALLOCATE");
+    const bool allocate_ahead = !(preallocate && std::string(preallocate) == "0");
 
     // Signals stop the run from here on: before the handlers, a signal ends the process and
     // leaves no file (or, resuming, the file as it was).
@@ -123,7 +132,7 @@ int run(const po::variables_map& v) {
     if (resume) {
         // Checks the file read-only: a refused resume leaves it as it was.
         writer = std::make_unique<Hdf5Writer>(
-            Hdf5WriterOptions{output, false, compression, true, checkpoint});
+            Hdf5WriterOptions{output, false, compression, true, checkpoint, allocate_ahead});
         check_resume(v, *writer->stopped_run(), output, rows, cols, engine, compression);
         engine.resume = writer->stored_tiles();
     }
@@ -131,13 +140,17 @@ int run(const po::variables_map& v) {
         engine.tile
             ? engine.tile
             : default_tile(rows, cols, engine.threads > 0 ? engine.threads : omp_get_max_threads());
-    // Resuming, the file is there already: only the memory is checked.
-    check_fits(rows, cols, tile, has_output && !resume ? &output : nullptr, compression);
+    // Resuming, only the missing tiles need room on the disk.
+    const StoppedRun* was = writer ? writer->stopped_run() : nullptr;
+    const double left = was && was->tiles ? 1.0 - static_cast<double>(was->tiles_stored) /
+                                                      static_cast<double>(was->tiles)
+                                          : 1.0;
+    check_fits(rows, cols, tile, has_output ? &output : nullptr, compression, left);
 
     const bool quiet = v["quiet"].as<bool>();
     if (has_output && !resume)
-        writer = std::make_unique<Hdf5Writer>(
-            Hdf5WriterOptions{output, v["force"].as<bool>(), compression, false, checkpoint});
+        writer = std::make_unique<Hdf5Writer>(Hdf5WriterOptions{
+            output, v["force"].as<bool>(), compression, false, checkpoint, allocate_ahead});
     NullSink discard;
     TileSink& sink = writer ? static_cast<TileSink&>(*writer) : discard;
 
@@ -151,13 +164,25 @@ int run(const po::variables_map& v) {
     abort_on_second_signal(std::string());  // from now on the file is kept or completed
     const RunRecord record{stats.threads, stats.tile, mex_kernel_name(stats.kernel), stats.seconds};
     if (stats.cancelled) {
-        const std::string where = "interrupted by signal " + std::to_string(stop_signal()) +
-                                  " after " + std::to_string(stats.tiles_done) + " of " +
-                                  std::to_string(stats.tiles) + " tiles";
-        if (!writer) throw Error(where);
+        // Nothing kept, nothing to resume: the run is simply lost (exit status 2).
+        if (!writer)
+            throw Error("interrupted by signal " + std::to_string(stop_signal()) + " after " +
+                        std::to_string(stats.tiles_done) + " of " + std::to_string(stats.tiles) +
+                        " tiles; nothing was kept (--no-output)");
+        // A full disk stops the run like a signal; the file keeps every chunk written before.
+        // If it cannot even be closed, stop() removes it and throws: exit status 2.
         writer->stop(record);
-        throw Error(where + "; " + output +
-                    " keeps them: run the same command again with --resume to continue");
+        const std::string kept = "; " + output + " keeps them: ";
+        if (const std::optional<std::string> full = writer->write_failure())
+            std::cerr << "grundy compute: " << *full << "; stopped after " << writer->tiles_stored()
+                      << " of " << stats.tiles << " tiles" << kept
+                      << "free some space, then run the same command again with --resume"
+                      << std::endl;
+        else
+            std::cerr << "grundy compute: interrupted by signal " << stop_signal() << " after "
+                      << stats.tiles_done << " of " << stats.tiles << " tiles" << kept
+                      << "run the same command again with --resume to continue" << std::endl;
+        return kExitResumable;
     }
     if (writer) writer->finish(record);
     if (!quiet) {
@@ -194,10 +219,10 @@ const CommandRegistrar registrar(
      "shuffle + deflate compressed, with the run's attributes and complete = 1 written last.\n"
      "Sizes may be written as 2^k.\n\n"
      "SIGTERM or SIGINT stops the run after the tiles in flight and keeps the file with\n"
-     "complete = 0 and resumable = 1 (exit status 2); the same command with --resume then\n"
+     "complete = 0 and resumable = 1 (exit status 75); the same command with --resume then\n"
      "computes only the missing tiles, and the finished file is the one an uninterrupted run\n"
-     "writes. A second signal stops at once and removes the file (not a resumed one). A run\n"
-     "that fails (disk full) removes its file.",
+     "writes. A second signal stops at once and removes the file (not a resumed one). A full\n"
+     "disk stops the run the same way (exit status 75): free some space, then --resume.",
      10, describe, run});
 
 }  // namespace

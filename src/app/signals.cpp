@@ -51,6 +51,9 @@ const std::atomic<bool>& install_stop_handlers() {
     sigaddset(&sa.sa_mask, SIGTERM);
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
+    // A file size limit (ulimit -f) would kill the process at the write that crosses it; with
+    // SIGXFSZ ignored the write fails with EFBIG instead, and the run stops like on a full disk.
+    ::signal(SIGXFSZ, SIG_IGN);
     return g_stop;
 }
 

@@ -9,7 +9,8 @@
 
 namespace grundy::app {
 
-// Installs the handlers (once) and returns the flag they set.
+// Installs the handlers (once) and returns the flag they set. Also ignores SIGXFSZ, so that a
+// file size limit fails the write (EFBIG) as a full disk does instead of killing the process.
 const std::atomic<bool>& install_stop_handlers();
 // The signal that set the flag, or 0.
 int stop_signal();

@@ -139,6 +139,7 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
     auto run_tile = [&](uint64_t i, uint64_t j, uint32_t* buffer, uint32_t* mirror, bool replay) {
         if (failed.load(std::memory_order_relaxed)) return;
         if (options.cancel && options.cancel->load(std::memory_order_relaxed)) return;
+        if (sink.stop_requested()) return;
         try {
             const auto r = region(i, j);
             const auto [x0, x1, y0, y1] = r;

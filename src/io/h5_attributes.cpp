@@ -18,7 +18,12 @@ std::string iso8601_now() {
 }
 
 void silence_hdf5_errors() {
+    // The thread-safe HDF5 keeps one error stack, and one printing switch, per thread: every
+    // thread that calls HDF5 must turn it off, once.
+    thread_local bool silenced = false;
+    if (silenced) return;
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    silenced = true;
 }
 
 namespace {

@@ -39,7 +39,9 @@ class H5Handle {
     Closer closer_ = nullptr;
 };
 
-// HDF5 prints its error stack to stderr by default; the library reports errors itself.
+// HDF5 prints its error stack to stderr by default (20 lines of HDF5-DIAG for a full disk);
+// the library reports errors itself, in one line. The switch is per thread (thread-safe
+// HDF5): call this in every thread before its first HDF5 call. Cheap after the first call.
 void silence_hdf5_errors();
 
 }  // namespace grundy::io

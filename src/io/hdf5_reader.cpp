@@ -98,6 +98,7 @@ bool Hdf5TableReader::complete() const {
 
 void Hdf5TableReader::read(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, uint32_t* out,
                            uint64_t stride) const {
+    io::silence_hdf5_errors();  // the caller's thread may not be the one that opened the file
     const Impl& m = *impl_;
     if (x0 + width > m.cols || y0 + height > m.rows || width == 0 || height == 0)
         throw Error("read outside the table " + m.path);
@@ -148,6 +149,7 @@ bool Hdf5TableReader::decodes_chunks() const {
 
 void Hdf5TableReader::fetch(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height,
                             StoredChunks& out) const {
+    io::silence_hdf5_errors();  // streams fetch on a helper thread
     const Impl& m = *impl_;
     if (!m.fast) throw Error("fetch on a table whose chunks the reader cannot decode");
     if (x0 + width > m.cols || y0 + height > m.rows || width == 0 || height == 0)
@@ -225,6 +227,7 @@ uint32_t Hdf5TableReader::at(uint64_t x, uint64_t y) const {
 
 void Hdf5TableReader::read_cells(const std::vector<std::pair<uint64_t, uint64_t>>& cells,
                                  uint32_t* out) const {
+    io::silence_hdf5_errors();
     const Impl& m = *impl_;
     if (cells.empty()) return;
     std::vector<hsize_t> coords;

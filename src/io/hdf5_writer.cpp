@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <hdf5.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -10,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <cstring>
 #include <ctime>
 #include <deque>
@@ -113,6 +115,12 @@ unsigned value_bytes(uint64_t rows, uint64_t cols) {
 
 namespace {
 
+// HDF5 closes every file still open when the process exits. A file whose H5Fclose failed (a
+// disk that filled up under it) stays half closed, and closing it again at exit crashes
+// (HDF5 1.10); the writer reports the failure and removes such a file itself. This must run
+// before HDF5 initialises itself, hence a static initialiser.
+[[maybe_unused]] const herr_t kNoHdf5AtExit = H5dont_atexit();
+
 // Makes sure what was written reaches the disk before the file is marked complete.
 void fsync_path(const std::string& path) {
     const int fd = ::open(path.c_str(), O_RDONLY);
@@ -121,6 +129,18 @@ void fsync_path(const std::string& path) {
     const int err = errno;
     ::close(fd);
     if (rc != 0) throw Error("cannot flush " + path + " to disk: " + std::strerror(err));
+}
+
+// Gives back the room allocated beyond the end of a closed file (Impl::ensure_room).
+void release_room(const std::string& path, uint64_t allocated) {
+    std::error_code ec;
+    const uintmax_t size = fs::file_size(path, ec);
+    if (ec || allocated <= size) return;
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(size),
+                static_cast<off_t>(allocated - size));
+    ::close(fd);
 }
 
 }  // namespace
@@ -145,6 +165,23 @@ struct Hdf5Writer::Impl final : StoredTiles {
     std::mutex hdf5;
     std::atomic<bool> touched{false};  // this run has given the file a chunk to write
 
+    // Room on the disk (ensure_room), under `hdf5`: HDF5's own descriptor of the file (sec2
+    // driver; -1 where the file system cannot preallocate), the end of what is allocated, and
+    // the process's file size limit (ulimit -f), which fallocate does not check.
+    int fd = -1;
+    uint64_t allocated = 0;
+    uint64_t size_limit = UINT64_MAX;
+    int room_errno = 0;  // why the last ensure_room failed
+    // What closing a file writes beyond its chunks: the chunk index's last nodes, the
+    // attributes, the superblock (a few KiB for a 65536^2 table); also covers the index nodes a
+    // chunk's insertion allocates.
+    static constexpr uint64_t kCloseReserve = 1 << 20;
+    // Allocated ahead of the chunks, so that fallocate runs once per this many bytes of chunks.
+    static constexpr uint64_t kAllocateStep = 32 << 20;
+
+    void setup_room();
+    bool ensure_room(uint64_t bytes);
+
     bool has_tile(uint64_t x0, uint64_t y0) const override {
         const uint64_t t = stopped.shape.tile;
         return stored[y0 / t * tiles_x + x0 / t] != 0;
@@ -166,10 +203,12 @@ struct Hdf5Writer::Impl final : StoredTiles {
     std::vector<std::vector<uint8_t>> spare;
     uint64_t queued_bytes = 0;
     bool closing = false;
-    bool discard = false;     // the file will be removed: write nothing more
-    std::string write_error;  // first failure of the writer thread
+    bool discard = false;             // the file will be removed: write nothing more
+    std::string write_error;          // first failure of the writer thread
+    std::atomic<bool> failed{false};  // write_error is set: the run stops (stop_requested)
     std::thread writer;
     uint64_t written = 0;
+    uint64_t chunks_written = 0;
 
     // Enough to keep the writer busy, little enough not to hold the table: a slow disk makes
     // the workers wait here instead of filling memory.
@@ -183,6 +222,7 @@ struct Hdf5Writer::Impl final : StoredTiles {
     static constexpr size_t kWakeBatch = 8;
 
     void writer_loop() {
+        io::silence_hdf5_errors();  // this thread's own HDF5 error stack
         auto last_flush = std::chrono::steady_clock::now();
         for (;;) {
             Pending p;
@@ -200,15 +240,18 @@ struct Hdf5Writer::Impl final : StoredTiles {
             not_full.notify_all();
             if (skip) continue;
             herr_t rc = 0;
+            bool room = true;
             {
                 std::lock_guard<std::mutex> lock(hdf5);
-                rc = H5Dwrite_chunk(dataset.get(), H5P_DEFAULT, p.chunk.filter_mask, p.offset,
-                                    p.chunk.bytes.size(), p.chunk.bytes.data());
+                room = ensure_room(p.chunk.bytes.size());
+                if (room)
+                    rc = H5Dwrite_chunk(dataset.get(), H5P_DEFAULT, p.chunk.filter_mask, p.offset,
+                                        p.chunk.bytes.size(), p.chunk.bytes.data());
                 // The chunks are on disk as soon as they are written, but the index that
                 // finds them stays in HDF5's cache until a flush: flushing now and then is
                 // what lets a hard kill leave a file that --resume can continue.
                 const auto now = std::chrono::steady_clock::now();
-                if (rc >= 0 && options.checkpoint_seconds > 0 &&
+                if (room && rc >= 0 && options.checkpoint_seconds > 0 &&
                     std::chrono::duration<double>(now - last_flush).count() >=
                         options.checkpoint_seconds) {
                     rc = H5Fflush(file.get(), H5F_SCOPE_LOCAL);
@@ -216,10 +259,16 @@ struct Hdf5Writer::Impl final : StoredTiles {
                 }
             }
             std::lock_guard<std::mutex> lock(mutex);
-            if (rc < 0)
-                write_error = "cannot write to " + options.path + " (disk full or file removed?)";
-            else
+            if (!room) {
+                write_error = "cannot write " + options.path + ": " + std::strerror(room_errno);
+            } else if (rc < 0) {
+                write_error =
+                    "cannot write to " + options.path + " (disk full, file removed, I/O error?)";
+            } else {
                 written += p.chunk.bytes.size();
+                ++chunks_written;
+            }
+            if (!write_error.empty()) failed.store(true);
             spare.push_back(std::move(p.chunk.bytes));
         }
     }
@@ -355,9 +404,63 @@ void Hdf5Writer::Impl::open_stopped_run() {
         refuse(damaged_index);
 }
 
+// A full disk (or a quota, or a file size limit) must not strike inside HDF5: a failed write
+// leaves its file half updated, and closing it then fails as well, losing every chunk. So,
+// before each chunk is handed to HDF5, the disk space is allocated for everything HDF5 will
+// write up to that chunk and for closing the file (kCloseReserve), behind the end of the file
+// (FALLOC_FL_KEEP_SIZE: the file's size still grows as HDF5 writes, and readers see nothing).
+// When that fails, nothing has been half written, and closing writes only into space already
+// allocated: the run stops and keeps its file for --resume. The room left over is given back
+// when the file is closed (release_room).
+void Hdf5Writer::Impl::setup_room() {
+    if (!options.preallocate) return;
+    H5Handle fapl(H5Fget_access_plist(file.get()), H5Pclose);
+    void* handle = nullptr;
+    if (!fapl.valid() || H5Pget_driver(fapl.get()) != H5FD_SEC2 ||
+        H5Fget_vfd_handle(file.get(), H5P_DEFAULT, &handle) < 0 || !handle)
+        return;  // another file driver: HDF5's own errors report a full disk
+    fd = *static_cast<int*>(handle);
+    std::error_code ec;
+    allocated = fs::file_size(options.path, ec);
+    if (ec) fd = -1;
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+        size_limit = limit.rlim_cur;
+}
+
+bool Hdf5Writer::Impl::ensure_room(uint64_t bytes) {
+    haddr_t end = HADDR_UNDEF;
+    if (fd < 0 || H5Fget_eoa(file.get(), &end) < 0 || end == HADDR_UNDEF) return true;
+    const uint64_t need = end + bytes + kCloseReserve;
+    if (need <= allocated) return true;
+    if (need > size_limit) {
+        room_errno = EFBIG;
+        return false;
+    }
+    // A step ahead where the disk allows it, else exactly what is needed, to the last byte.
+    for (const uint64_t target : {std::min(need + kAllocateStep, size_limit), need}) {
+        int rc;
+        do {
+            rc = ::fallocate(fd, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(end),
+                             static_cast<off_t>(target - end));
+        } while (rc != 0 && errno == EINTR);
+        if (rc == 0) {
+            allocated = target;
+            return true;
+        }
+        room_errno = errno;
+        if (room_errno == EOPNOTSUPP || room_errno == ENOSYS) {  // the file system cannot
+            fd = -1;
+            return true;
+        }
+    }
+    return false;
+}
+
 void Hdf5Writer::Impl::read_tile(uint64_t x0, uint64_t y0, uint32_t width, uint32_t height,
                                  uint32_t* values) {
     // The raw chunk is read under the lock; the decoding, most of the work, runs in parallel.
+    io::silence_hdf5_errors();  // a worker thread of the engine
     thread_local std::vector<uint8_t> raw;
     uint32_t mask = 0;
     const hsize_t offset[2] = {y0, x0};
@@ -416,6 +519,9 @@ void Hdf5Writer::begin(const TableShape& shape) {
             throw Error("cannot open " + m.options.path + " for writing (in use by another run?)");
         m.dataset = H5Handle(H5Dopen2(m.file.get(), "grundy", H5P_DEFAULT), H5Dclose);
         if (!m.dataset.valid()) throw Error("cannot open /grundy in " + m.options.path);
+        m.setup_room();
+        if (!m.ensure_room(0))
+            throw Error("cannot resume " + m.options.path + ": " + std::strerror(m.room_errno));
         m.writer = std::thread([&m] { m.writer_loop(); });
         return;
     }
@@ -460,6 +566,9 @@ void Hdf5Writer::begin(const TableShape& shape) {
     if (!m.dataset.valid()) throw Error("cannot create dataset /grundy in " + m.options.path);
     io::write_attribute(m.dataset.get(), "description",
                         std::string("g(x, y) of Wythoff's game at [y, x]"));
+    m.setup_room();
+    if (!m.ensure_room(0))
+        throw Error("cannot write " + m.options.path + ": " + std::strerror(m.room_errno));
     // On disk from the start, so that a run killed before its first checkpoint still leaves
     // a file --resume takes (from the first tile) instead of one it must refuse.
     if (m.options.checkpoint_seconds > 0 && H5Fflush(f, H5F_SCOPE_LOCAL) < 0)
@@ -489,7 +598,8 @@ void Hdf5Writer::consume(const TileView& tile) {
             return m.queued_bytes == 0 || m.queued_bytes + size <= Impl::kMaxQueuedBytes ||
                    !m.write_error.empty();
         });
-        if (!m.write_error.empty()) throw Error(m.write_error);
+        // The run is stopping (stop_requested); --resume computes this tile again.
+        if (!m.write_error.empty()) return;
         m.touched = true;
         m.queued_bytes += size;
         m.queue.push_back(std::move(p));
@@ -518,19 +628,49 @@ void write_record(hid_t f, const RunRecord& record, const StoppedRun* stopped,
 void Hdf5Writer::close_with_record(const RunRecord& record, bool resumable) {
     Impl& m = *impl_;
     m.stop_writer();
-    if (!m.write_error.empty()) throw Error(m.write_error);
+    // A stopped run keeps what was written before a failure; a finished one has lost tiles.
+    if (!m.write_error.empty() && !resumable) throw Error(m.write_error);
     m.touched = true;
     const hid_t f = m.file.get();
     write_record(f, record, stopped_run(), m.resumed_runs);
     io::write_attribute(f, "resumable", int32_t{resumable ? 1 : 0});
     const bool closed = m.dataset.reset() && m.file.reset();
     if (!closed) throw Error("cannot finish writing " + m.options.path + " (disk full?)");
+    release_room(m.options.path, m.allocated);
     fsync_path(m.options.path);
 }
 
 void Hdf5Writer::stop(const RunRecord& record) {
-    close_with_record(record, true);
-    impl_->kept = true;
+    Impl& m = *impl_;
+    try {
+        close_with_record(record, true);
+    } catch (const Error& e) {
+        // The file may not say which chunks it holds: it cannot be trusted, let alone resumed.
+        m.dataset.reset();
+        m.file.reset();
+        std::error_code ec;
+        fs::remove(m.options.path, ec);
+        m.kept = true;  // nothing left for the destructor to remove
+        const std::string why = m.write_error.empty() ? e.what() : m.write_error;
+        throw Error(why + "; closing " + m.options.path +
+                    " failed too, so it cannot be resumed and has been removed");
+    }
+    m.kept = true;
+}
+
+bool Hdf5Writer::stop_requested() const {
+    return impl_->failed.load(std::memory_order_relaxed);
+}
+
+std::optional<std::string> Hdf5Writer::write_failure() const {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    if (impl_->write_error.empty()) return std::nullopt;
+    return impl_->write_error;
+}
+
+uint64_t Hdf5Writer::tiles_stored() const {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    return impl_->chunks_written + (impl_->options.resume ? impl_->stopped.tiles_stored : 0);
 }
 
 void Hdf5Writer::finish(const RunRecord& record) {

@@ -1,6 +1,6 @@
-"""jobs/slurm/periods.sbatch run by bash outside Slurm, with a fake grundy and a fake sbatch:
-threads come from SLURM_CPUS_PER_TASK, SIGTERM reaches grundy, exit status 75 (checkpointed)
-resubmits the job, and the next run adds --resume."""
+"""jobs/slurm/periods.sbatch and compute.sbatch run by bash outside Slurm, with a fake grundy and
+a fake sbatch: threads come from SLURM_CPUS_PER_TASK, SIGTERM reaches grundy, exit status 75
+(stopped, resumable) resubmits the job, and the next run adds --resume."""
 
 import os
 import signal
@@ -76,3 +76,60 @@ def test_failure_is_not_resubmitted(tmp_path):
                        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=10)
     assert r.returncode == 2
     assert not (tmp_path / "sbatch.args").exists()
+
+
+def run_until_started(script, args, env, cwd):
+    p = subprocess.Popen(["bash", script, *args], env=env, cwd=cwd, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 10
+    while not (cwd / "started").exists():
+        assert time.monotonic() < deadline and p.poll() is None, p.communicate()
+        time.sleep(0.05)
+    return p
+
+
+def test_compute_stopped_resubmits_with_resume(tmp_path):
+    """compute.sbatch: grundy compute stopped by Slurm's SIGTERM exits 75 (the file kept); the
+    job resubmits itself with --resume, once, and the resumed job that finishes ends the chain."""
+    env = fake_cluster(tmp_path)
+    script = str(REPO / "jobs" / "slurm" / "compute.sbatch")
+    p = run_until_started(script, ["job.ini", "--threads", "3"], env, tmp_path)
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=10)
+    assert p.returncode == 0, (out, err)
+    assert "exited with status 75" in out
+    assert (tmp_path / "grundy.args").read_text().splitlines() == [
+        "run job.ini --progress --threads 3"]
+    resubmitted = (tmp_path / "sbatch.args").read_text().splitlines()
+    assert resubmitted == [
+        "--export=ALL jobs/slurm/compute.sbatch job.ini --threads 3 --resume RESUBMITS=1"]
+
+    # The resubmitted job (as sbatch would start it) resumes and finishes: no resubmission.
+    r = subprocess.run(["bash", script, "job.ini", "--threads", "3", "--resume"],
+                       env=dict(env, GRUNDY_RESUBMITS="1"), cwd=tmp_path, capture_output=True,
+                       text=True, timeout=10)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "grundy.args").read_text().splitlines()[1] == (
+        "run job.ini --progress --threads 3 --resume")
+    assert len((tmp_path / "sbatch.args").read_text().splitlines()) == 1
+
+
+def test_compute_resubmits_once_stopped_again(tmp_path):
+    """A resumed job stopped again resubmits with --resume once, not twice; and bad input
+    (status 2) is not resubmitted."""
+    env = fake_cluster(tmp_path)
+    (tmp_path / "bin" / "grundy").write_text(FAKE_GRUNDY.replace(
+        'for a in "$@"; do [[ $a == --resume ]] && exit 0; done\n', ""))
+    script = str(REPO / "jobs" / "slurm" / "compute.sbatch")
+    p = run_until_started(script, ["job.ini", "--resume"], env, tmp_path)
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=10)
+    assert p.returncode == 0, (out, err)
+    assert (tmp_path / "sbatch.args").read_text().splitlines() == [
+        "--export=ALL jobs/slurm/compute.sbatch job.ini --resume RESUBMITS=1"]
+
+    (tmp_path / "bin" / "grundy").write_text("#!/bin/bash\nexit 2\n")
+    r = subprocess.run(["bash", script, "job.ini"], env=env, cwd=tmp_path, capture_output=True,
+                       text=True, timeout=10)
+    assert r.returncode == 2
+    assert len((tmp_path / "sbatch.args").read_text().splitlines()) == 1
