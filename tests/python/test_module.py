@@ -438,3 +438,36 @@ def test_everything_public_has_a_docstring():
         for name, member in vars(cls).items():
             if not name.startswith("_") and callable(member):
                 assert member.__doc__, f"{cls.__name__}.{name}"
+
+
+# ---- scripts -------------------------------------------------------------------------------------
+
+
+def test_plot_table_compute_draws_what_the_file_draws(tmp_path, table):
+    from conftest import COLS, ROWS, read_png, run_script
+
+    args = ["--mod", "8", "--highlight", "40", "--rows", "3:50", "--cols", "0:90"]
+    from_file = tmp_path / "file.png"
+    computed = tmp_path / "computed.png"
+    r = run_script("plot_table.py", table, "-o", from_file, *args)
+    assert r.returncode == 0, r.stderr
+    r = run_script("plot_table.py", "--compute", ROWS, COLS, "-o", computed, *args)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_array_equal(read_png(computed), read_png(from_file))
+
+
+def test_plot_table_without_the_module_fails_cleanly(tmp_path, table):
+    import shutil
+
+    from conftest import SCRIPTS
+
+    for name in ("plot_table.py", "grundy_data.py"):  # a copy with no build/ beside it
+        shutil.copy(SCRIPTS / name, tmp_path / name)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = lambda *args: subprocess.run([PYTHON, str(tmp_path / "plot_table.py"), *map(str, args)],
+                                       capture_output=True, text=True, env=env, timeout=60)
+    r = run("--compute", "10", "10", "-o", tmp_path / "c.png")
+    assert r.returncode == 2 and "needs the Python module grundy" in r.stderr
+    assert "Traceback" not in r.stderr
+    r = run(table, "-o", tmp_path / "f.png")  # files still work with h5py alone
+    assert r.returncode == 0, r.stderr
