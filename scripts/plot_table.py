@@ -17,6 +17,9 @@ Orientation: (0, 0) is at the bottom-left and y grows upwards, as on seed 001's 
 queen moves left, down or diagonally down-left); --origin upper puts row y = 0 at the top, in
 matrix order.
 
+--compute ROWS COLS draws a table computed on the spot by the Python module `grundy` (no file;
+build/python is found beside this script, else the module must be importable).
+
 Huge tables are never loaded whole: only the region asked for is read, one band of chunk rows
 at a time, and when the region has more than --max-pixels cells per side it is sampled with a
 stride s (every s-th row and column, the same s on both axes): the pixel at sampled position
@@ -51,10 +54,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                "--mod 8 --highlight 200\n"
                "  plot_table.py big.h5 -o rows.png --transform g-x+2y --rows 0:64 --mod 12\n"
                "  plot_table.py big.h5 -o overview.png --max-pixels 2048\n"
+               "  plot_table.py --compute 256 256 -o table.png --mod 8   (no file: the module)\n"
                "Exit status: 0 on success, 2 on bad input (missing, non-HDF5 or incomplete "
                "file, bad option).",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("table", metavar="TABLE.h5", help="table written by grundy compute")
+    p.add_argument("table", metavar="TABLE.h5", nargs="?",
+                   help="table written by grundy compute (or --compute instead)")
+    p.add_argument("--compute", nargs=2, type=int, metavar=("ROWS", "COLS"),
+                   help="draw the ROWS x COLS table computed now by the Python module grundy "
+                        "instead of a file")
+    p.add_argument("--threads", type=int, default=0, metavar="T",
+                   help="with --compute: worker threads (default: all cores)")
     p.add_argument("-o", "--output", required=True, metavar="OUT.png",
                    help="picture to write (PNG; the extension picks the format)")
     p.add_argument("--mod", type=int, metavar="M",
@@ -83,6 +93,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def check_args(a: argparse.Namespace) -> None:
+    if (a.table is None) == (a.compute is None):
+        raise gd.DataError("give either a TABLE.h5 file or --compute ROWS COLS")
+    if a.compute is not None and min(a.compute) < 1:
+        raise gd.DataError(f"--compute needs ROWS and COLS of at least 1, got {a.compute}")
     if a.mod is not None and a.mod < 2:
         raise gd.DataError(f"--mod must be at least 2, got {a.mod}")
     if a.scale < 1:
@@ -133,16 +147,57 @@ def read_region(dset, y0: int, y1: int, x0: int, x1: int, stride: int, transform
     return np.concatenate(v_parts), np.concatenate(g_parts)
 
 
+def import_module():
+    """The Python module grundy: importable as is, or built beside this script (build/python)."""
+    built = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "python")
+    try:
+        import grundy
+    except ImportError:
+        if not os.path.isdir(built):
+            raise gd.DataError("--compute needs the Python module grundy (build the project with "
+                               "cmake, or put its build/python on PYTHONPATH); or give a "
+                               "TABLE.h5 file") from None
+        sys.path.append(os.path.abspath(built))
+        try:
+            import grundy
+        except ImportError as e:
+            raise gd.DataError(f"--compute: cannot import the Python module grundy ({e}); give "
+                               "a TABLE.h5 file instead") from None
+    return grundy
+
+
+def computed_region(a: argparse.Namespace):
+    """(values, g, bounds, stride) of the region of a table computed now (--compute)."""
+    grundy = import_module()
+    rows, cols = a.compute
+    y0, y1 = gd.parse_range(a.rows, rows, "rows")
+    x0, x1 = gd.parse_range(a.cols, cols, "cols")
+    stride = choose_stride(y1 - y0, x1 - x0, a.max_pixels, a.scale)
+    try:
+        # Only the rectangle from (0, 0) that holds the region: g needs all smaller cells.
+        table = grundy.table(y1, x1, threads=a.threads)
+    except (ValueError, TypeError) as e:
+        raise gd.DataError(f"--compute: {e}") from e
+    g = table[y0:y1:stride, x0:x1:stride].astype(np.int64)
+    xs, ys = np.arange(x0, x1, stride), np.arange(y0, y1, stride)
+    return gd.apply_transform(a.transform, g, xs, ys), g, (y0, y1, x0, x1), stride
+
+
 def main(argv: list[str] | None = None) -> int:
     a = parse_args(argv)
     check_args(a)
-    f, dset = gd.open_table(a.table, a.allow_incomplete)
-    with f:
-        rows, cols = dset.shape
-        y0, y1 = gd.parse_range(a.rows, rows, "rows")
-        x0, x1 = gd.parse_range(a.cols, cols, "cols")
-        stride = choose_stride(y1 - y0, x1 - x0, a.max_pixels, a.scale)
-        values, g = read_region(dset, y0, y1, x0, x1, stride, a.transform)
+    if a.compute is not None:
+        values, g, (y0, y1, x0, x1), stride = computed_region(a)
+        source = f"computed {a.compute[0]} x {a.compute[1]}"
+    else:
+        source = os.path.basename(a.table)
+        f, dset = gd.open_table(a.table, a.allow_incomplete)
+        with f:
+            rows, cols = dset.shape
+            y0, y1 = gd.parse_range(a.rows, rows, "rows")
+            x0, x1 = gd.parse_range(a.cols, cols, "cols")
+            stride = choose_stride(y1 - y0, x1 - x0, a.max_pixels, a.scale)
+            values, g = read_region(dset, y0, y1, x0, x1, stride, a.transform)
     rgb = colour_cells(values, g, a.mod, a.highlight, a.vmax)
     if a.origin == "lower":
         rgb = rgb[::-1]  # image rows run top to bottom; put y0 at the bottom
@@ -151,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from matplotlib import image as mimage
 
-    description = (f"{os.path.basename(a.table)} rows {y0}:{y1} cols {x0}:{x1} stride {stride} "
+    description = (f"{source} rows {y0}:{y1} cols {x0}:{x1} stride {stride} "
                    f"scale {a.scale} transform {a.transform} mod {a.mod} highlight>={a.highlight} "
                    f"origin {a.origin}")
     ext = os.path.splitext(a.output)[1].lower()

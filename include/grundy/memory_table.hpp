@@ -1,7 +1,9 @@
-// A whole table held in memory: for tests and small tables, never for big ones.
+// A whole table held in memory: MemoryTable owns it (tests and small tables); ArraySink writes
+// it into memory its caller owns (a numpy array), straight from the engine's tiles.
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "grundy/tile_sink.hpp"
@@ -34,6 +36,29 @@ class MemoryTable final : public TileSink {
     }
     uint64_t rows_ = 0, cols_ = 0;
     std::vector<uint32_t> values_;
+};
+
+// Writes every tile into the caller's rows x cols array of T (uint16_t where value_bytes() of
+// grundy/hdf5_writer.hpp says 2, else uint32_t): g(x, y) = values[y * stride + x]. No copy of
+// the whole table: each tile goes to its place as the engine finishes it.
+template <class T>
+class ArraySink final : public TileSink {
+    static_assert(std::is_same_v<T, uint16_t> || std::is_same_v<T, uint32_t>);
+
+  public:
+    ArraySink(T* values, uint64_t stride) : values_(values), stride_(stride) {}
+    void consume(const TileView& tile) override {
+        // Tiles are disjoint, so concurrent calls write disjoint parts of the array.
+        for (uint32_t j = 0; j < tile.height; ++j) {
+            const uint32_t* from = tile.values + uint64_t{j} * tile.width;
+            T* to = values_ + (tile.y0 + j) * stride_ + tile.x0;
+            for (uint32_t i = 0; i < tile.width; ++i) to[i] = static_cast<T>(from[i]);
+        }
+    }
+
+  private:
+    T* values_;
+    uint64_t stride_;
 };
 
 }  // namespace grundy

@@ -12,6 +12,7 @@
 #include <future>
 #include <new>
 
+#include "grundy/array_analysis.hpp"
 #include "grundy/error.hpp"
 
 namespace grundy::analysis {
@@ -36,9 +37,13 @@ void* huge_alloc(size_t bytes) {
     return memory;
 }
 
-void stream_column_bands(const Hdf5TableReader& table, std::span<ColumnBandPass* const> passes) {
-    const uint64_t rows = table.rows(), cols = table.cols();
-    const uint64_t width = column_band_width(table);
+namespace {
+
+// Feeds every band of columns of one width, left to right, to every pass until all are
+// finished; `read(x0, w, out)` fills rows 0..rows-1, columns x0..x0+w-1 row-major.
+template <class Read>
+void column_bands(uint64_t rows, uint64_t cols, uint64_t width,
+                  std::span<ColumnBandPass* const> passes, Read read) {
     std::vector<uint32_t> buffer;
     for (uint64_t x0 = 0; x0 < cols; x0 += width) {
         if (std::all_of(passes.begin(), passes.end(),
@@ -46,11 +51,63 @@ void stream_column_bands(const Hdf5TableReader& table, std::span<ColumnBandPass*
             return;
         const uint64_t w = std::min(width, cols - x0);
         buffer.resize(rows * w);
-        table.read(x0, 0, w, rows, buffer.data());
+        read(x0, w, buffer.data());
         const ColumnBand band{x0, w, rows, cols, buffer.data()};
         for (ColumnBandPass* p : passes)
             if (!p->finished()) p->consume(band);
     }
+}
+
+// One band through the passes. Every thread of one parallel region takes pieces strictly left
+// to right (an atomic counter, not an `omp for`, whose order of handing out is unspecified:
+// BandPiece::wait_left relies on it); `prepare(k, piece)` puts piece k's values into the band
+// (decodes or copies them) and sets its columns, false if they could not be had. Then the
+// rows, band() and finish_band(). False if a piece failed (the passes then saw no rows).
+template <class Prepare>
+bool run_band(const RowBand& band, uint64_t pieces, std::span<RowBandPass* const> passes,
+              int threads, Prepare prepare) {
+    std::vector<std::atomic<uint32_t>> done(pieces);
+    std::atomic<uint64_t> handed{0};
+    std::atomic<bool> damaged{false};
+    // Small bands are not worth a parallel region (a time slice on a busy machine).
+#pragma omp parallel num_threads(threads) if (band.height * band.cols >= 65536)
+    {
+        const int thread = omp_get_thread_num();
+        for (uint64_t k; (k = handed.fetch_add(1)) < pieces;) {
+            BandPiece piece{k, 0, 0, done.data()};
+            if (!prepare(k, piece)) damaged.store(true, std::memory_order_relaxed);
+            for (RowBandPass* p : passes) p->piece(band, piece, thread);
+            done[k].store(1, std::memory_order_release);
+            done[k].notify_all();
+        }
+#pragma omp barrier
+        if (!damaged.load(std::memory_order_relaxed)) {
+#pragma omp for schedule(dynamic, 4) nowait
+            for (uint64_t y = band.y0; y < band.y0 + band.height; ++y)
+                for (RowBandPass* p : passes) p->row(band, y, thread);
+            for (RowBandPass* p : passes) p->band(band, thread);
+        }
+    }
+    if (damaged) return false;
+    for (RowBandPass* p : passes) p->finish_band(band);
+    return true;
+}
+
+// A band buffer of `height` rows of `cols` values, one cache line more than a row apart: the
+// column and diagonal checks walk down the band, and rows a power of two apart would all fall
+// into the same few cache sets. Huge pages: a walk down the band touches one 4 KiB page per
+// row otherwise.
+HugeArray<uint32_t> band_buffer(uint64_t height, uint64_t stride) {
+    return HugeArray<uint32_t>(
+        static_cast<uint32_t*>(huge_alloc(height * stride * sizeof(uint32_t))));
+}
+
+}  // namespace
+
+void stream_column_bands(const Hdf5TableReader& table, std::span<ColumnBandPass* const> passes) {
+    column_bands(
+        table.rows(), table.cols(), column_band_width(table), passes,
+        [&](uint64_t x0, uint64_t w, uint32_t* out) { table.read(x0, 0, w, table.rows(), out); });
 }
 
 void stream_row_bands(const Hdf5TableReader& table, std::span<RowBandPass* const> passes,
@@ -61,12 +118,8 @@ void stream_row_bands(const Hdf5TableReader& table, std::span<RowBandPass* const
     const int t = thread_count(threads);
     for (RowBandPass* p : passes) p->begin(t);
     if (rows == 0 || cols == 0) return;
-    // One cache line more than a row: the column and diagonal checks walk down the band, and
-    // rows a power of two apart would all fall into the same few cache sets.
     const uint64_t stride = cols + 16;
-    // Huge pages: a walk down the band touches one 4 KiB page per row otherwise.
-    const HugeArray<uint32_t> memory(
-        static_cast<uint32_t*>(huge_alloc(height * stride * sizeof(uint32_t))));
+    const HugeArray<uint32_t> memory = band_buffer(height, stride);
     uint32_t* buffer = memory.get();
     // Pieces of one chunk width: a chunk is decoded and handed to the passes in one go.
     const bool fetching = table.decodes_chunks();
@@ -92,41 +145,52 @@ void stream_row_bands(const Hdf5TableReader& table, std::span<RowBandPass* const
             table.read(0, y0, cols, h, buffer, stride);
         }
         const uint64_t pieces = fetching ? current.size() : (cols + piece_width - 1) / piece_width;
-        std::vector<std::atomic<uint32_t>> done(pieces);
-        std::atomic<uint64_t> handed{0};
-        std::atomic<bool> damaged{false};
         const RowBand band{y0, h, rows, cols, stride, buffer};
-        // Small bands are not worth a parallel region (a time slice on a busy machine).
-#pragma omp parallel num_threads(t) if (h * cols >= 65536)
-        {
-            const int thread = omp_get_thread_num();
-            // Pieces strictly left to right (an atomic counter, not an `omp for`, whose order
-            // of handing out is unspecified): BandPiece::wait_left relies on it.
-            for (uint64_t k; (k = handed.fetch_add(1)) < pieces;) {
-                BandPiece piece{k, 0, 0, done.data()};
-                if (fetching) {
-                    piece.x0 = current.x_begin(k);
-                    piece.x1 = current.x_end(k);
-                    if (!table.decode(current, k, buffer, stride))
-                        damaged.store(true, std::memory_order_relaxed);
-                } else {
-                    piece.x0 = k * piece_width;
-                    piece.x1 = std::min(cols, piece.x0 + piece_width);
-                }
-                for (RowBandPass* p : passes) p->piece(band, piece, thread);
-                done[k].store(1, std::memory_order_release);
-                done[k].notify_all();
+        const bool ok = run_band(band, pieces, passes, t, [&](uint64_t k, BandPiece& piece) {
+            if (!fetching) {
+                piece.x0 = k * piece_width;
+                piece.x1 = std::min(cols, piece.x0 + piece_width);
+                return true;
             }
-#pragma omp barrier
-            if (!damaged.load(std::memory_order_relaxed)) {
-#pragma omp for schedule(dynamic, 4) nowait
-                for (uint64_t y = y0; y < y0 + h; ++y)
-                    for (RowBandPass* p : passes) p->row(band, y, thread);
-                for (RowBandPass* p : passes) p->band(band, thread);
-            }
-        }
-        if (damaged) throw Error("cannot decode a chunk of " + table.path() + " (damaged file?)");
-        for (RowBandPass* p : passes) p->finish_band(band);
+            piece.x0 = current.x_begin(k);
+            piece.x1 = current.x_end(k);
+            return table.decode(current, k, buffer, stride);
+        });
+        if (!ok) throw Error("cannot decode a chunk of " + table.path() + " (damaged file?)");
+    }
+}
+
+uint64_t column_band_width(const TableArray& table) {
+    return std::min<uint64_t>(256, std::max<uint64_t>(1, table.cols));
+}
+
+void stream_column_bands(const TableArray& table, std::span<ColumnBandPass* const> passes) {
+    column_bands(
+        table.rows, table.cols, column_band_width(table), passes,
+        [&](uint64_t x0, uint64_t w, uint32_t* out) { table.read(x0, 0, w, table.rows, out); });
+}
+
+void stream_row_bands(const TableArray& table, std::span<RowBandPass* const> passes, int threads) {
+    const uint64_t rows = table.rows, cols = table.cols;
+    const uint64_t height = std::min<uint64_t>(256, rows), piece_width = 512;
+    const int t = thread_count(threads);
+    for (RowBandPass* p : passes) p->begin(t);
+    if (rows == 0 || cols == 0) return;
+    const uint64_t stride = cols + 16;
+    const HugeArray<uint32_t> memory = band_buffer(height, stride);
+    uint32_t* buffer = memory.get();
+    for (uint64_t y0 = 0; y0 < rows; y0 += height) {
+        const uint64_t h = std::min(height, rows - y0);
+        const RowBand band{y0, h, rows, cols, stride, buffer};
+        // Each piece is copied (and widened to 32 bits) by the thread that hands it to the
+        // passes, while it is in that thread's cache, as a file's chunks are decoded.
+        run_band(band, (cols + piece_width - 1) / piece_width, passes, t,
+                 [&](uint64_t k, BandPiece& piece) {
+                     piece.x0 = k * piece_width;
+                     piece.x1 = std::min(cols, piece.x0 + piece_width);
+                     table.read(piece.x0, y0, piece.x1 - piece.x0, h, buffer + piece.x0, stride);
+                     return true;
+                 });
     }
 }
 

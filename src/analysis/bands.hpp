@@ -9,6 +9,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "grundy/analysis.hpp"
+#include "grundy/array_analysis.hpp"
 #include "grundy/hdf5_reader.hpp"
 
 namespace grundy::analysis {
@@ -38,6 +40,8 @@ class ColumnBandPass {
 
 // Feeds every band of the table, left to right, to every pass until all are finished.
 void stream_column_bands(const Hdf5TableReader& table, std::span<ColumnBandPass* const> passes);
+// The same over a table in memory, in bands of column_band_width(table) columns.
+void stream_column_bands(const TableArray& table, std::span<ColumnBandPass* const> passes);
 
 int thread_count(int threads);
 
@@ -231,9 +235,17 @@ class RowBandPass {
 // current band is decoded and studied.
 void stream_row_bands(const Hdf5TableReader& table, std::span<RowBandPass* const> passes,
                       int threads);
+// The same over a table in memory: bands of 256 rows, each piece copied from the array (and
+// widened to 32 bits) by the thread that hands it to the passes.
+void stream_row_bands(const TableArray& table, std::span<RowBandPass* const> passes, int threads);
 
 // The column-band width the column-band stream uses for this table.
 uint64_t column_band_width(const Hdf5TableReader& table);
+uint64_t column_band_width(const TableArray& table);
+
+// Reads rows y0..y0+height-1, columns x0..x0+width-1 of the table being studied, row-major.
+using RectangleReader =
+    std::function<void(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, uint32_t* out)>;
 
 // The first violation of one check in column-major order (leftmost, then lowest): the order
 // the results have always been reported in.
@@ -302,7 +314,12 @@ class PropertiesPass final : public RowBandPass {
     // misplace a repeat in a column or diagonal, and the full checks must run.
     bool by_symmetry() const { return by_symmetry_; }
     // For locating an asymmetric cell once the fingerprints disagree.
-    void set_table(const Hdf5TableReader* table) { table_ = table; }
+    void set_table(RectangleReader read) { read_ = std::move(read); }
+    void set_table(const Hdf5TableReader* table) {
+        set_table([table](uint64_t x0, uint64_t y0, uint64_t w, uint64_t h, uint32_t* out) {
+            table->read(x0, y0, w, h, out);
+        });
+    }
 
   private:
     struct Diagonal;
@@ -316,7 +333,7 @@ class PropertiesPass final : public RowBandPass {
                    Slot& slot);
     uint64_t rows_, cols_, M_;
     bool by_symmetry_;
-    const Hdf5TableReader* table_ = nullptr;
+    RectangleReader read_;
     // Column x's set: a bitset over the words col_first_[x] .. (x + Y - 1) / 64 at
     // col_bits_[col_offset_[x]]; values below the first word are not checked for repeats.
     std::vector<uint64_t> col_first_, col_offset_;
@@ -337,6 +354,7 @@ class PropertiesPass final : public RowBandPass {
 
 // The properties of a table in one stream of their own, with the shortcut by symmetry or not.
 PropertiesReport check_properties(const Hdf5TableReader& table, int threads, bool by_symmetry);
+PropertiesReport check_properties(const TableArray& table, int threads, bool by_symmetry);
 // The pass's report, or, where its shortcut by symmetry failed, that of the full checks run
 // again over the table.
 PropertiesReport properties_report(const PropertiesPass& pass, const Hdf5TableReader& table,

@@ -1,0 +1,172 @@
+// The Python module `grundy`: the module object, its docstring, the translation of the library's
+// errors, and the helpers of common.hpp. Each part of the library is bound in its own file.
+#include <pybind11/pybind11.h>
+
+#include <cstdio>
+#include <string>
+
+#include "grundy/version.hpp"
+#include "python/common.hpp"
+
+namespace grundy::python {
+
+std::mutex& hdf5_mutex() {
+    static std::mutex mutex;
+    return mutex;
+}
+
+uint64_t whole_number(py::handle value, const char* name, uint64_t min, uint64_t max) {
+    const std::string range =
+        "a whole number from " + std::to_string(min) + " to " + std::to_string(max);
+    // bool is an int to Python, but rows=True is a mistake, not 1.
+    if (PyBool_Check(value.ptr()) || !PyIndex_Check(value.ptr()))
+        throw py::type_error(std::string(name) + " must be an int, not " +
+                             std::string(py::str(py::type::of(value).attr("__name__"))));
+    const py::int_ number = py::reinterpret_steal<py::int_>(PyNumber_Index(value.ptr()));
+    if (!number) throw py::error_already_set();
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(number.ptr(), &overflow);
+    const std::string text = py::str(static_cast<py::handle>(number));
+    // As the CLI's parser: "is too large" for more than 19 digits, "must be" for the rest.
+    if (overflow > 0 && text.size() > 19)
+        throw py::value_error(std::string(name) + " is too large: must be " + range + ", got '" +
+                              text + "'");
+    if (overflow != 0 || v < 0 || static_cast<uint64_t>(v) < min || static_cast<uint64_t>(v) > max)
+        throw py::value_error(std::string(name) + " must be " + range + ", got '" + text + "'");
+    return static_cast<uint64_t>(v);
+}
+
+int threads_arg(py::handle value) {
+    if (value.is_none()) return 0;
+    const uint64_t t = whole_number(value, "threads", 0, 4096);
+    return static_cast<int>(t);
+}
+
+MexKernel kernel_arg(const std::string& text) {
+    for (MexKernel k : {MexKernel::Auto, MexKernel::Summary, MexKernel::Avx512, MexKernel::Avx2,
+                        MexKernel::Portable})
+        if (text == mex_kernel_name(k)) {
+            if (!mex_kernel_supported(k))
+                throw py::value_error("this CPU cannot run the " + text + " kernel");
+            return k;
+        }
+    throw py::value_error("kernel must be auto, summary, avx512, avx2 or portable, got '" + text +
+                          "'");
+}
+
+std::string path_arg(py::handle value, const char* name) {
+    if (py::isinstance<py::str>(value)) return value.cast<std::string>();
+    if (py::hasattr(value, "__fspath__")) {
+        const py::object p = value.attr("__fspath__")();
+        if (py::isinstance<py::str>(p)) return p.cast<std::string>();
+    }
+    throw py::type_error(std::string(name) + " must be a str or os.PathLike, not " +
+                         std::string(py::str(py::type::of(value).attr("__name__"))));
+}
+
+Progress::Progress(py::object how, uint64_t total, const char* unit, const char* what)
+    : total_(total), unit_(unit), what_(what) {
+    if (how.is_none() || (py::isinstance<py::bool_>(how) && !how.cast<bool>())) return;
+    if (PyCallable_Check(how.ptr())) {
+        callback_ = how;
+        return;
+    }
+    if (!py::isinstance<py::bool_>(how))
+        throw py::type_error("progress must be True, False, None or a callable(done, total)");
+    try {
+        const py::object tqdm = py::module_::import("tqdm").attr("tqdm");
+        bar_ = tqdm(py::arg("total") = total, py::arg("unit") = unit, py::arg("unit_scale") = true,
+                    py::arg("desc") = what);
+    } catch (py::error_already_set& e) {
+        if (!e.matches(PyExc_ImportError)) throw;
+        stderr_ = py::module_::import("sys").attr("stderr");
+    }
+}
+
+Progress::~Progress() {
+    try {
+        close();
+    } catch (py::error_already_set&) {  // nothing to report to from a destructor
+    }
+}
+
+void Progress::set_total(uint64_t total) {
+    total_ = total;
+    if (bar_) {
+        bar_.attr("total") = total;
+        bar_.attr("refresh")();
+    }
+}
+
+void Progress::update(uint64_t done) {
+    if (closed_) return;
+    if (callback_) {
+        callback_(done, total_);
+    } else if (bar_) {
+        if (done > shown_) bar_.attr("update")(done - shown_);
+    } else if (stderr_) {
+        char line[160];
+        std::snprintf(
+            line, sizeof line, "\r%s: [%5.1f%%] %llu of %llu %s", what_.c_str(),
+            total_ ? 100.0 * static_cast<double>(done) / static_cast<double>(total_) : 0.0,
+            static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_),
+            unit_.c_str());
+        stderr_.attr("write")(line);
+        stderr_.attr("flush")();
+    }
+    shown_ = done;
+}
+
+void Progress::close() {
+    if (closed_) return;
+    closed_ = true;
+    if (bar_) bar_.attr("close")();
+    if (stderr_) {
+        stderr_.attr("write")("\n");
+        stderr_.attr("flush")();
+    }
+}
+
+}  // namespace grundy::python
+
+PYBIND11_MODULE(grundy, m) {
+    namespace gp = grundy::python;
+    namespace py = pybind11;
+    m.doc() =
+        "Sprague-Grundy values of Wythoff's game, from the grundy library.\n\n"
+        "Tables are numpy arrays indexed [y, x] like the HDF5 files (t[y, x] is g(x, y)).\n"
+        "  table(rows, cols)            compute a table into a numpy array\n"
+        "  compute(path, rows, cols)    compute a table into an HDF5 file (as grundy compute)\n"
+        "  open(path)                   a stored table: shape, attrs, t[y0:y1, x0:x1], bands()\n"
+        "  row_periods, verify, p_positions, properties   analyses of an array or a file\n"
+        "  certify_row_periods(rows)    certified row periods of a strip (grundy periods)\n"
+        "  winning_move, winning_moves, is_p_position, sum_winning_move, ...   perfect play\n"
+        "  Game(successors, ...)        finite impartial games: Grundy values, kernel, moves\n\n"
+        "Long calls release the GIL and stop on Ctrl-C with KeyboardInterrupt. Bad values raise\n"
+        "ValueError, file problems OSError, both with the grundy program's messages; wrong\n"
+        "types raise TypeError.";
+    m.attr("__version__") = grundy::kVersion;
+
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const gp::FileError& e) {
+            const std::string what = e.what();
+            PyObject* type = PyExc_OSError;
+            if (what.rfind("no such file", 0) == 0)
+                type = PyExc_FileNotFoundError;
+            else if (what.find("exists (use --force") != std::string::npos)
+                type = PyExc_FileExistsError;
+            PyErr_SetString(type, e.what());
+        } catch (const grundy::Error& e) {
+            PyErr_SetString(PyExc_ValueError, e.what());
+        }
+    });
+
+    gp::bind_engine(m);
+    gp::bind_stored(m);
+    gp::bind_analysis(m);
+    gp::bind_periods(m);
+    gp::bind_play(m);
+    gp::bind_games(m);
+}

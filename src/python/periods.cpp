@@ -1,0 +1,139 @@
+// grundy.certify_row_periods: certified row periods of a strip (`grundy periods`), with the
+// certificate and one record per row as Python objects.
+#include <omp.h>
+
+#include <filesystem>
+
+#include "grundy/periods.hpp"
+#include "python/common.hpp"
+
+namespace grundy::python {
+namespace {
+
+const char* status_name(PeriodsResult::Status s) {
+    switch (s) {
+        case PeriodsResult::Status::Certified:
+            return "certified";
+        case PeriodsResult::Status::NotCertified:
+            return "not_certified";
+        case PeriodsResult::Status::Interrupted:
+            return "interrupted";
+    }
+    return "?";
+}
+
+PeriodsResult certify(py::handle rows, py::handle threads, py::object checkpoint_object,
+                      py::handle max_cols, py::object progress) {
+    PeriodsOptions o;
+    o.rows = whole_number(rows, "rows", 1, 16384);
+    o.threads = threads_arg(threads);
+    if (o.threads == 0) o.threads = omp_get_max_threads();
+    o.max_cols = max_cols.is_none() ? 0 : whole_number(max_cols, "max_cols", 0, uint64_t{1} << 40);
+    if (!checkpoint_object.is_none()) {
+        o.checkpoint = path_arg(checkpoint_object, "checkpoint");
+        const std::filesystem::path path(o.checkpoint);
+        const auto dir =
+            path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+        std::error_code ec;
+        if (!std::filesystem::is_directory(dir, ec))
+            throw FileError("--checkpoint: directory " + dir.string() + " does not exist");
+        // In Python the checkpoint file is the state to continue from whenever it is there.
+        o.resume = std::filesystem::exists(path, ec);
+    }
+    std::atomic<bool> cancel{false};
+    PeriodsProgress state;
+    o.cancel = &cancel;
+    o.progress = &state;
+    std::optional<Progress> bar;
+    bar.emplace(progress, 0, "columns", "periods");
+    int phase = 0;
+    std::optional<py::error_already_set> interrupted;
+    const PeriodsResult r = run_released<PeriodsResult>(
+        [&] { return file_call([&] { return certify_row_periods(o); }); }, cancel,
+        [&] {
+            // A new phase starts from column 0, with its own target (0 while unknown).
+            if (state.phase.load() != phase) {
+                phase = state.phase.load();
+                bar.reset();
+                bar.emplace(progress, 0, "columns",
+                            phase == 1 ? "periods: cycle search" : "periods: preperiods");
+            }
+            bar->set_total(state.target.load());
+            bar->update(state.column.load());
+        },
+        interrupted);
+    bar.reset();
+    if (interrupted) throw std::move(*interrupted);
+    return r;
+}
+
+}  // namespace
+
+void bind_periods(py::module_& m) {
+    py::class_<CertifiedRowPeriod>(m, "CertifiedRowPeriod",
+                                   R"(Row y's exact period and preperiod, certified for ever.
+
+row, preperiod, period: the least p with g(x + p, y) = g(x, y) + p for all large x, and the
+least x0 from which that holds. block: g(x, y) - x + 2y for x = preperiod .. preperiod +
+period - 1, a numpy uint16 array.)")
+        .def_readonly("row", &CertifiedRowPeriod::row)
+        .def_readonly("preperiod", &CertifiedRowPeriod::preperiod)
+        .def_readonly("period", &CertifiedRowPeriod::period)
+        .def_property_readonly("block",
+                               [](const CertifiedRowPeriod& r) {
+                                   return py::array_t<uint16_t>(
+                                       static_cast<py::ssize_t>(r.block.size()), r.block.data());
+                               })
+        .def("__repr__", [](const CertifiedRowPeriod& r) {
+            return "CertifiedRowPeriod(row=" + std::to_string(r.row) +
+                   ", preperiod=" + std::to_string(r.preperiod) +
+                   ", period=" + std::to_string(r.period) + ")";
+        });
+
+    py::class_<PeriodsResult>(m, "Certificate", R"(The result of certify_row_periods().
+
+status: "certified" or "not_certified" (no repeat within max_cols columns). x0, period: the
+strip's state after column x0 equals the one after column x0 + period, which proves every
+row's periodicity from there on. rows: one CertifiedRowPeriod per row (empty unless
+certified). Also method, columns_swept, state_bits, seconds, threads, kernel, second_pass.)")
+        .def_property_readonly("status",
+                               [](const PeriodsResult& r) { return status_name(r.status); })
+        .def_property_readonly(
+            "certified",
+            [](const PeriodsResult& r) { return r.status == PeriodsResult::Status::Certified; })
+        .def_readonly("x0", &PeriodsResult::x0)
+        .def_readonly("period", &PeriodsResult::period)
+        .def_readonly("method", &PeriodsResult::method)
+        .def_readonly("rows", &PeriodsResult::rows)
+        .def_readonly("columns_swept", &PeriodsResult::columns_swept)
+        .def_readonly("state_bits", &PeriodsResult::state_bits)
+        .def_readonly("checkpoints_written", &PeriodsResult::checkpoints_written)
+        .def_readonly("resumed", &PeriodsResult::resumed)
+        .def_readonly("second_pass", &PeriodsResult::second_pass)
+        .def_readonly("kernel", &PeriodsResult::kernel)
+        .def_readonly("threads", &PeriodsResult::threads)
+        .def_readonly("seconds", &PeriodsResult::seconds)
+        .def("__repr__", [](const PeriodsResult& r) {
+            return std::string("Certificate(") + status_name(r.status) +
+                   ", x0=" + std::to_string(r.x0) + ", period=" + std::to_string(r.period) + ", " +
+                   std::to_string(r.rows.size()) + " rows)";
+        });
+
+    m.def(
+        "certify_row_periods", &certify, py::arg("rows"), py::kw_only(), py::arg("threads") = 1,
+        py::arg("checkpoint") = py::none(), py::arg("max_cols") = 0, py::arg("progress") = false,
+        R"(certify_row_periods(rows, *, threads=1, checkpoint=None, max_cols=0, progress=False) -> Certificate
+
+Certified row periods of rows 0..rows-1 (`grundy periods`): the strip is swept column by column
+in O(rows^2) bits until its relative state repeats, which proves g(x + P, y) = g(x, y) + P for
+ever; a second pass gives each row's exact least period and preperiod. threads: threads
+sweeping the strip (0: all cores). max_cols: give up after this many columns (status
+"not_certified"); 0: never. checkpoint: a file the progress is saved to (every 300 s and on
+Ctrl-C); when it exists, the run continues from it. progress: as for table().
+
+The GIL is released; Ctrl-C stops the run (saving the checkpoint) and raises
+KeyboardInterrupt. ValueError for bad arguments, OSError for a checkpoint that cannot be
+written or read or belongs to another strip.)");
+}
+
+}  // namespace grundy::python

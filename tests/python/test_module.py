@@ -1,0 +1,473 @@
+"""The Python module `grundy` (src/python): tables against an independent direct mex, files read
+back by h5py, the analyses on arrays and files, certified periods, perfect play (seed 004),
+seed 000's games written in Python, Ctrl-C, and every error as the right Python exception.
+
+scripts/test puts build/python on PYTHONPATH and sets GRUNDY_REQUIRE_MODULE=1, so a module that
+does not build or import fails the run; elsewhere these tests are skipped without it.
+"""
+
+import math
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import h5py
+import numpy as np
+import pytest
+
+from conftest import PYTHON, p_positions, reference_table
+
+if os.environ.get("GRUNDY_REQUIRE_MODULE") == "1":
+    import grundy
+else:
+    grundy = pytest.importorskip("grundy")
+
+
+# ---- tables into numpy arrays -------------------------------------------------------------------
+
+SHAPES = [(1, 50), (50, 1), (37, 53), (70, 45), (20, 300), (64, 64)]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("rows,cols", SHAPES)
+def test_table_equals_direct_mex(rows, cols, threads):
+    # Tiles of 8 and 16 do not divide most of these sides; 0 lets the engine choose.
+    for tile in (8, 16, 0):
+        t = grundy.table(rows, cols, threads=threads, tile=tile)
+        assert t.shape == (rows, cols) and t.dtype == np.uint16
+        np.testing.assert_array_equal(t, reference_table(rows, cols), err_msg=f"tile {tile}")
+
+
+def test_table_is_uint32_beyond_16_bits_and_reports_its_figures():
+    t, stats = grundy.table(3, 70000, threads=2, return_stats=True)
+    assert t.dtype == np.uint32 and t.shape == (3, 70000)
+    np.testing.assert_array_equal(t[0], np.arange(70000))
+    assert t.max() > 65535
+    # Rows 1 and 2 from their known periods: g(x, y) = x + block[(x - x0) % p] - 2y.
+    for y, block in ((1, [3, 3, 0]), (2, [6, 3, 3])):
+        x = np.arange(70000)
+        np.testing.assert_array_equal(t[y], x + np.array(block)[x % 3] - 2 * y)
+    assert stats["cells"] == 3 * 70000 and stats["threads"] == 2
+
+
+def test_progress_callback_sees_every_cell():
+    seen = []
+    grundy.table(300, 700, tile=64, progress=lambda done, total: seen.append((done, total)))
+    assert seen and seen[-1] == (300 * 700, 300 * 700)
+    assert all(a[0] <= b[0] for a, b in zip(seen, seen[1:]))
+
+
+# ---- files ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("compression", [None, "none", "deflate:4"])
+def test_file_round_trip_read_by_h5py(tmp_path, compression):
+    path = tmp_path / "t.h5"
+    figures = grundy.compute(path, 70, 130, tile=16, threads=2, compression=compression)
+    assert figures["cells"] == 70 * 130 and figures["file_bytes"] > 0
+    assert figures["path"] == str(path)
+    expected = grundy.table(70, 130)
+    with h5py.File(path, "r") as f:
+        np.testing.assert_array_equal(f["grundy"][...], expected)
+        assert f.attrs["complete"] == 1 and f.attrs["rows"] == 70 and f.attrs["cols"] == 130
+        assert f["grundy"].dtype == np.uint16
+
+
+def test_stored_table_slices_and_bands(tmp_path):
+    path = tmp_path / "t.h5"
+    grundy.compute(str(path), 90, 75, tile=16)
+    with h5py.File(path, "r") as f:
+        ref = f["grundy"][...]
+    with grundy.open(path) as t:
+        assert t.shape == (90, 75) and len(t) == 90 and t.dtype == np.uint16
+        assert t.chunks == (16, 16) and t.complete
+        attrs = t.attrs
+        assert attrs["game"] == "wythoff" and attrs["complete"] == 1 and attrs["tile"] == 16
+        keys = [np.s_[3, 4], np.s_[-1, -2], np.s_[5], np.s_[:, 7], np.s_[10:30, 5:61],
+                np.s_[1:80:7, 2:70:3], np.s_[...], np.s_[:], np.s_[89:100, 70:], np.s_[5:5, :],
+                np.s_[-20:-3, ::9]]
+        for key in keys:
+            got = t[key]
+            np.testing.assert_array_equal(got, ref[key], err_msg=str(key))
+            assert np.shape(got) == ref[key].shape
+        np.testing.assert_array_equal(np.asarray(t), ref)
+        bands = list(t.bands(37))
+        assert [y0 for y0, _ in bands] == [0, 37, 74]
+        np.testing.assert_array_equal(np.vstack([b for _, b in bands]), ref)
+        assert sum(b.shape[0] for _, b in t.bands()) == 90  # one chunk height each
+        with pytest.raises(IndexError):
+            t[90, 0]
+        with pytest.raises(TypeError):
+            t["a", 0]
+    with pytest.raises(ValueError, match="closed"):
+        t[0, 0]
+
+
+def test_blosc_file_is_read_without_the_plugin(tmp_path):
+    path = tmp_path / "b.h5"
+    grundy.compute(path, 40, 100, tile=16, compression="blosc")
+    t = grundy.open(path)
+    assert t.attrs["compression"].startswith("blosc")
+    np.testing.assert_array_equal(t[:, :], grundy.table(40, 100))
+
+
+def test_stopped_run_keeps_a_resumable_file_and_resume_finishes_it(tmp_path):
+    path = tmp_path / "stopped.h5"
+
+    class Stop(Exception):
+        pass
+
+    def stop(done, total):  # a callback that raises stops the run like Ctrl-C
+        if done > 0:
+            raise Stop()
+
+    # Half a second or more on one thread: the callback's first call comes after 50 ms.
+    rows, cols = 5000, 7000
+    with pytest.raises(Stop):
+        grundy.compute(path, rows, cols, tile=64, threads=1, progress=stop)
+    with h5py.File(path, "r") as f:
+        assert f.attrs["complete"] == 0 and f.attrs["resumable"] == 1
+    with pytest.raises(OSError, match="incomplete"):
+        grundy.open(path)
+    assert not grundy.open(path, allow_incomplete=True).complete
+    with pytest.raises(ValueError, match="--rows 5000, not 5001"):
+        grundy.compute(path, rows + 1, cols, resume=True)
+    figures = grundy.compute(path, rows, cols, resume=True)
+    assert figures["resumed"] and figures["cells_resumed"] > 0
+    assert figures["cells"] + figures["cells_resumed"] == rows * cols
+    with h5py.File(path, "r") as f:
+        assert f.attrs["complete"] == 1
+        np.testing.assert_array_equal(f["grundy"][...], grundy.table(rows, cols))
+
+
+# ---- analyses ------------------------------------------------------------------------------------
+
+SEED_001_BLOCKS = {1: (0, [3, 3, 0]), 2: (0, [6, 3, 3]), 3: (8, [8, 9, 4, 2, 9, 4])}
+
+
+def check_periods(periods):
+    assert [p.period for p in periods[:5]] == [1, 3, 3, 6, 12]  # OEIS A004482-A004485
+    for y, (x0, block) in SEED_001_BLOCKS.items():
+        assert periods[y].preperiod == x0 and periods[y].block == block
+
+
+def test_row_periods_of_an_array_a_table_and_a_path(tmp_path):
+    a = grundy.table(5, 4096)
+    check_periods(grundy.row_periods(a))
+    check_periods(grundy.row_periods(a.astype(np.int64)))  # converted
+    check_periods(grundy.row_periods(np.asarray(a, dtype=np.uint32)[:, :]))
+    wide = np.zeros((5, 5000), dtype=np.uint16)
+    wide[:, :4096] = a
+    check_periods(grundy.row_periods(wide[:, :4096]))  # a view with a wider row stride
+    path = tmp_path / "p.h5"
+    grundy.compute(path, 5, 4096)
+    check_periods(grundy.row_periods(path))
+    check_periods(grundy.row_periods(grundy.open(path)))
+    assert grundy.row_period(a[3], 3).block == [8, 9, 4, 2, 9, 4]
+    assert not grundy.row_period(np.array([5, 1, 7, 2, 9, 0, 4, 4]), 0).determined
+
+
+def test_verify_p_positions_properties_find_one_wrong_cell():
+    a = grundy.table(80, 120, tile=16)
+    assert grundy.verify(a) and grundy.verify(a).cells_checked == 80 * 120
+    report = grundy.p_positions(a)
+    assert report.ok and report.zeros == report.expected == len(p_positions(80, 120))
+    assert grundy.properties(a).ok
+    bad = a.copy()
+    bad[40, 70] = bad[40, 70] + 1
+    v = grundy.verify(bad)
+    assert not v and (v.wrong.x, v.wrong.y) == (70, 40)
+    assert (v.wrong.found, v.wrong.expected) == (a[40, 70] + 1, a[40, 70])
+    props = grundy.properties(bad)
+    assert not props.ok and props.as_dict()["symmetry"] is not None
+    zero = a.copy()
+    y, x = 10, 60
+    zero[y, x] = 0
+    pp = grundy.p_positions(zero)
+    assert not pp and pp.first_disagreement == f"({x}, {y}) holds 0 but is not a P-position"
+
+
+def test_certified_rows_equal_the_row_periods_of_an_array():
+    cert = grundy.certify_row_periods(24, threads=2)
+    assert cert.certified and cert.status == "certified" and len(cert.rows) == 24
+    periods = grundy.row_periods(grundy.table(24, 8192))
+    for c, p in zip(cert.rows, periods):
+        assert (c.row, c.preperiod, c.period) == (p.row, p.preperiod, p.period)
+        assert list(c.block) == p.block
+
+
+def test_certification_gives_up_after_max_cols_and_checkpoints(tmp_path):
+    assert grundy.certify_row_periods(24, max_cols=100).status == "not_certified"
+    path = tmp_path / "strip.ckpt"
+    first = grundy.certify_row_periods(8, checkpoint=path)
+    assert first.certified and [r.period for r in first.rows[:5]] == [1, 3, 3, 6, 12]
+
+
+# ---- perfect play --------------------------------------------------------------------------------
+
+
+def test_seed_004_moves():
+    assert grundy.winning_move(5, 0) == (0, 0)
+    assert grundy.winning_move(2, 2) in {(1, 2), (2, 1), (0, 0)}
+    assert grundy.winning_move(1, 2) is None and grundy.winning_moves(1, 2) == []
+    assert grundy.winning_move(13, 9) in {(13, 8), (10, 6)}
+    assert set(grundy.winning_moves(13, 9)) == {(13, 8), (10, 6)}
+    assert grundy.winning_move(10, 6) is None
+    assert grundy.winning_move(5, 10) == (5, 3)
+    assert grundy.winning_move(25, 30) == (8, 13)
+
+
+def exact_a(n):
+    return (n + math.isqrt(5 * n * n)) // 2
+
+
+def test_moves_are_exact_up_to_2_63():
+    rng = random.Random(17)
+    top = 2**63 - 1
+    for _ in range(200):
+        x, y = rng.randrange(top), rng.randrange(top)
+        moves = grundy.winning_moves(x, y)
+        assert moves == [] if grundy.is_p_position(x, y) else moves
+        for (u, v) in moves:
+            legal = (u == x and v < y) or (v == y and u < x) or (x - u == y - v > 0)
+            assert legal and grundy.is_p_position(u, v)
+            lo, hi = min(u, v), max(u, v)
+            assert lo == exact_a(hi - lo)  # (a_n, a_n + n) by exact integers
+    n = 10**18
+    assert grundy.wythoff_a(n) == exact_a(n)
+    assert grundy.is_p_position(exact_a(n), exact_a(n) + n)
+    assert (0, 0) in grundy.winning_moves(top, top)
+
+
+def test_sums_in_text_and_as_tuples():
+    assert grundy.sum_winning_move("nim:3 nim:3") is None
+    assert grundy.sum_winning_move("wythoff:13,9 nim:5") is None  # g(13, 9) = 5
+    values, total = grundy.sum_values("wythoff:13,9 nim:5 sub:1,3,4:10")
+    assert values == [5, 5, 1] and total == 1
+    move = grundy.sum_winning_move([("wythoff", 13, 9), ("nim", 5), ("sub", (1, 3, 4), 10)])
+    assert isinstance(move, list) and move[1:] == [("nim", 5), ("sub", (1, 3, 4), 10)]
+    assert grundy.sum_values(move)[1] == 0
+    text = grundy.sum_winning_move("wythoff:13,9 nim:5 sub:1,3,4:10")
+    assert grundy.parse_sum(text) == move and grundy.format_sum(move) == text
+    game = grundy.sum_perfect_game("nim:2 nim:5")
+    assert game[0] == "nim:2 nim:5" and game[-1] == "nim:0 nim:0"
+    np.testing.assert_array_equal(grundy.subtraction_values([1, 3, 4], 14),
+                                  [0, 1, 0, 1, 2, 3, 2, 0, 1, 0, 1, 2, 3, 2])
+
+
+def test_sum_values_from_a_stored_table(tmp_path):
+    path = tmp_path / "w.h5"
+    grundy.compute(path, 20, 20)
+    assert grundy.sum_values("wythoff:13,9", table=path)[0] == [5]
+    with pytest.raises(OSError):
+        grundy.sum_values("wythoff:30,9", table=path)
+
+
+# ---- seed 000's games ----------------------------------------------------------------------------
+
+
+def blackjack(n=6, x=0):
+    from itertools import combinations
+
+    def succ(state):
+        if sum(state) <= x:
+            return set()
+        s = set(state)
+        return {tuple(sorted(s - {i} | {j})) for i in s for j in set(range(2 * n)) - s if j < i}
+
+    return set(combinations(range(2 * n), n)), succ
+
+
+@pytest.mark.parametrize("x", [0, 21])
+def test_blackjack_kernel(x):
+    positions, succ = blackjack(x=x)
+    g = grundy.Game(succ, positions=positions)
+    assert len(g) == 924
+    assert g.is_kernel() and g.is_kernel(set(g.kernel()))
+    assert g.is_kernel(lambda p: g.grundy(p) == 0)
+    assert not g.is_kernel(set(g.kernel()[1:]))
+    for p in positions:  # a position is in the kernel exactly when no successor is
+        assert g.in_kernel(p) == all(not g.in_kernel(q) for q in succ(p))
+    start = (6, 7, 8, 9, 10, 11)
+    game = g.perfect_game(start)
+    assert game[0] == start and not g.successors(game[-1])
+    for a, b in zip(game, game[1:]):
+        assert b in succ(a)
+        if not g.in_kernel(a):
+            assert g.in_kernel(b)  # a perfect player moves into the kernel
+    if x == 0:
+        assert g.in_kernel(start) and game[-1] == (0, 1, 2, 3, 4, 5)
+        lines = g.game_text(start).splitlines()
+        assert lines[0] == "   (6, 7, 8, 9, 10, 11) \u2208 K"
+
+
+def test_batonnets():
+    k = 4
+    g = grundy.Game(lambda s: {s - h for h in range(1, k) if s >= h}, start=20)
+    assert len(g) == 21 and all(g[s] == s % k for s in range(21))
+    assert g.kernel() == [20, 16, 12, 8, 4, 0]
+    game = g.perfect_game(20)
+    assert game[-1] == 0 and all(game[i] % k == 0 for i in range(2, len(game), 2))
+
+
+def test_game_errors():
+    with pytest.raises(ValueError, match=r"cycle through position \d"):
+        grundy.Game(lambda s: [(s + 1) % 5], start=0)
+    with pytest.raises(ValueError, match="'b' of 'a' is not among the game's positions"):
+        grundy.Game(lambda s: ["b"] if s == "a" else [], positions=["a"])
+    with pytest.raises(ZeroDivisionError):
+        grundy.Game(lambda s: [1 // 0], start=0)
+    with pytest.raises(TypeError):
+        grundy.Game(lambda s: [[1]], start=0)  # a list is not hashable
+    with pytest.raises(TypeError):
+        grundy.Game(lambda s: [], positions=[1], start=1)
+    g = grundy.Game(lambda s: [], start=1)
+    with pytest.raises(ValueError, match="position 2 is not in the game"):
+        g.grundy(2)
+
+
+# ---- Ctrl-C --------------------------------------------------------------------------------------
+
+CHILD = r"""
+import signal, sys, time
+import grundy
+signal.signal(signal.SIGINT, signal.default_int_handler)  # even if the parent ignores SIGINT
+def started(done, total):
+    if not started.said:
+        started.said = True
+        print("running", flush=True)
+started.said = False
+try:
+    grundy.table(30000, 30000, threads=2, progress=started)
+    print("finished", flush=True)
+except KeyboardInterrupt:
+    print("interrupted %.6f" % time.monotonic(), flush=True)
+"""
+
+
+def test_ctrl_c_raises_keyboard_interrupt_within_a_second():
+    env = dict(os.environ)
+    child = subprocess.Popen([PYTHON, "-c", CHILD], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert child.stdout.readline().strip() == "running"
+        time.sleep(0.3)  # well inside the computation (several seconds on two cores)
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        line = child.stdout.readline().split()
+        assert child.wait(timeout=30) == 0
+    finally:
+        child.kill()
+    assert line and line[0] == "interrupted", line
+    assert float(line[1]) - sent < 1.0
+
+
+# ---- errors --------------------------------------------------------------------------------------
+
+
+def cli_error(grundy_exe, *args):
+    r = subprocess.run([grundy_exe, *args], capture_output=True, text=True)
+    assert r.returncode == 2
+    return r.stderr.strip()
+
+
+def test_errors_carry_the_cli_messages(grundy_exe, tmp_path):
+    with pytest.raises(ValueError) as e:
+        grundy.sum_winning_move("nim:3 wythoff:1")
+    assert e.value.args[0] in cli_error(grundy_exe, "move", "--sum", "nim:3 wythoff:1")
+    for x in (2**63, 10**20):
+        with pytest.raises(ValueError) as e:
+            grundy.winning_move(x, 5)
+        assert e.value.args[0] in cli_error(grundy_exe, "move", str(x), "5")
+    text = tmp_path / "text.h5"
+    text.write_text("not a table\n")
+    with pytest.raises(OSError) as e:
+        grundy.open(text)
+    assert e.value.args[0] in cli_error(grundy_exe, "analyze", str(text))
+
+
+def test_error_cases_raise_the_right_exceptions(tmp_path):
+    cases = [
+        (ValueError, lambda: grundy.table(0, 5)),
+        (ValueError, lambda: grundy.table(5, 2**31 + 1)),
+        (ValueError, lambda: grundy.table(5, 5, tile=3)),
+        (ValueError, lambda: grundy.table(5, 5, threads=-1)),
+        (ValueError, lambda: grundy.table(5, 5, kernel="fast")),
+        (TypeError, lambda: grundy.table("5", 5)),
+        (TypeError, lambda: grundy.table(5.0, 5)),
+        (TypeError, lambda: grundy.table(5, 5, progress="yes")),
+        (ValueError, lambda: grundy.winning_move(-1, 0)),
+        (TypeError, lambda: grundy.winning_moves("1", 0)),
+        (ValueError, lambda: grundy.sum_values("")),
+        (ValueError, lambda: grundy.sum_values([("chess", 1)])),
+        (TypeError, lambda: grundy.sum_values(5)),
+        (FileNotFoundError, lambda: grundy.open(tmp_path / "missing.h5")),
+        (OSError, lambda: grundy.compute(tmp_path / "no" / "dir.h5", 5, 5)),
+        (ValueError, lambda: grundy.compute(tmp_path / "x.h5", 5, 5, compression="zip")),
+        (TypeError, lambda: grundy.compute(5, 5, 5)),
+        (FileNotFoundError, lambda: grundy.row_periods(tmp_path / "missing.h5")),
+        (TypeError, lambda: grundy.row_periods(123)),
+        (TypeError, lambda: grundy.verify(np.zeros((3, 3)))),
+        (ValueError, lambda: grundy.verify(np.zeros(3, dtype=np.uint16))),
+        (ValueError, lambda: grundy.properties(-np.ones((3, 3), dtype=np.int32))),
+        (ValueError, lambda: grundy.certify_row_periods(0)),
+        (OSError, lambda: grundy.certify_row_periods(4, checkpoint=tmp_path / "no" / "c")),
+    ]
+    for expected, call in cases:
+        with pytest.raises(expected):
+            call()
+    existing = tmp_path / "e.h5"
+    grundy.compute(existing, 4, 4)
+    with pytest.raises(FileExistsError, match="use --force"):
+        grundy.compute(existing, 4, 4)
+    grundy.compute(existing, 4, 4, force=True)
+    assert not (tmp_path / "x.h5").exists()  # a refused run leaves no file
+
+
+def test_everything_public_has_a_docstring():
+    assert "Wythoff" in grundy.__doc__
+    for name in dir(grundy):
+        if name.startswith("_"):
+            continue
+        obj = getattr(grundy, name)
+        if callable(obj):
+            assert obj.__doc__ and len(obj.__doc__.strip()) > 20, name
+    for cls in (grundy.Table, grundy.Game):
+        for name, member in vars(cls).items():
+            if not name.startswith("_") and callable(member):
+                assert member.__doc__, f"{cls.__name__}.{name}"
+
+
+# ---- scripts -------------------------------------------------------------------------------------
+
+
+def test_plot_table_compute_draws_what_the_file_draws(tmp_path, table):
+    from conftest import COLS, ROWS, read_png, run_script
+
+    args = ["--mod", "8", "--highlight", "40", "--rows", "3:50", "--cols", "0:90"]
+    from_file = tmp_path / "file.png"
+    computed = tmp_path / "computed.png"
+    r = run_script("plot_table.py", table, "-o", from_file, *args)
+    assert r.returncode == 0, r.stderr
+    r = run_script("plot_table.py", "--compute", ROWS, COLS, "-o", computed, *args)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_array_equal(read_png(computed), read_png(from_file))
+
+
+def test_plot_table_without_the_module_fails_cleanly(tmp_path, table):
+    import shutil
+
+    from conftest import SCRIPTS
+
+    for name in ("plot_table.py", "grundy_data.py"):  # a copy with no build/ beside it
+        shutil.copy(SCRIPTS / name, tmp_path / name)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = lambda *args: subprocess.run([PYTHON, str(tmp_path / "plot_table.py"), *map(str, args)],
+                                       capture_output=True, text=True, env=env, timeout=60)
+    r = run("--compute", "10", "10", "-o", tmp_path / "c.png")
+    assert r.returncode == 2 and "needs the Python module grundy" in r.stderr
+    assert "Traceback" not in r.stderr
+    r = run(table, "-o", tmp_path / "f.png")  # files still work with h5py alone
+    assert r.returncode == 0, r.stderr
