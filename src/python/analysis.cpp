@@ -77,7 +77,9 @@ auto run_on(py::handle table, F&& f) {
     if (s.file) {
         const Hdf5Lock hdf5;
         py::gil_scoped_release release;
-        return file_call([&] { return f(*s.file); });
+        auto result = file_call([&] { return f(*s.file); });
+        s.file.reset();  // closes a file opened here by path: an HDF5 call, under the lock
+        return result;
     }
     py::gil_scoped_release release;
     return f(s.view);
