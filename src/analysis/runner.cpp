@@ -97,6 +97,11 @@ void store(const std::string& path, const AnalysisReport& r) {
         const hsize_t dims[2] = {periods.size(), 4};
         replace_dataset(g, "row_periods", H5T_STD_I64LE, H5T_NATIVE_INT64, 2, dims, table.data(),
                         d);
+        // long_name: what netCDF-4 tools and xarray show for a variable (CF conventions). No
+        // dataset here has a physical unit, so none gets `units`.
+        io::write_attribute(d.get(), "long_name",
+                            std::string("row y, preperiod, period and whole periods observed of "
+                                        "g(x, y) - x along row y (-1: undetermined)"));
         io::write_attribute(d.get(), "columns",
                             std::string("row,preperiod,period,periods_observed"));
         io::write_attribute(d.get(), "criterion", std::string(kRowPeriodCriterion));
@@ -105,6 +110,9 @@ void store(const std::string& path, const AnalysisReport& r) {
         const hsize_t block_dims[1] = {blocks.size()};
         replace_dataset(g, "row_blocks", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, block_dims,
                         blocks.data(), d);
+        io::write_attribute(d.get(), "long_name",
+                            std::string("one period of g(x, y) - x + 2y per row, rows one after "
+                                        "another"));
         io::write_attribute(d.get(), "description",
                             std::string("for each row y, one period of g(x, y) - x + 2y from its "
                                         "preperiod on; row y's block is row_blocks[o[y]:o[y+1]] "
@@ -112,6 +120,9 @@ void store(const std::string& path, const AnalysisReport& r) {
         const hsize_t offset_dims[1] = {offsets.size()};
         replace_dataset(g, "row_block_offsets", H5T_STD_U64LE, H5T_NATIVE_UINT64, 1, offset_dims,
                         offsets.data(), d);
+        io::write_attribute(d.get(), "long_name",
+                            std::string("where row y's block starts in row_blocks (one more "
+                                        "entry than rows: the end)"));
     }
     if (r.verify) {
         io::write_attribute(g, "verify_ok", int32_t{r.verify->ok()});

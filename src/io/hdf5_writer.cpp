@@ -24,6 +24,7 @@
 #include "io/chunk_codec.hpp"
 #include "io/h5_attributes.hpp"
 #include "io/h5_handle.hpp"
+#include "io/h5_scales.hpp"
 
 static_assert(std::endian::native == std::endian::little, "chunks are laid out little-endian");
 
@@ -522,6 +523,9 @@ void Hdf5Writer::begin(const TableShape& shape) {
         m.setup_room();
         if (!m.ensure_room(0))
             throw Error("cannot resume " + m.options.path + ": " + std::strerror(m.room_errno));
+        // A file stopped by a grundy without coordinates gets them now, as a new one has them.
+        if (!io::has_coordinates(m.file.get()))
+            io::attach_coordinates(m.file.get(), m.dataset.get(), shape.rows, shape.cols);
         m.writer = std::thread([&m] { m.writer_loop(); });
         return;
     }
@@ -566,6 +570,9 @@ void Hdf5Writer::begin(const TableShape& shape) {
     if (!m.dataset.valid()) throw Error("cannot create dataset /grundy in " + m.options.path);
     io::write_attribute(m.dataset.get(), "description",
                         std::string("g(x, y) of Wythoff's game at [y, x]"));
+    io::write_attribute(m.dataset.get(), "long_name",
+                        std::string("Sprague-Grundy value g(x, y) of Wythoff's game"));
+    io::attach_coordinates(f, m.dataset.get(), shape.rows, shape.cols);
     m.setup_room();
     if (!m.ensure_room(0))
         throw Error("cannot write " + m.options.path + ": " + std::strerror(m.room_errno));
