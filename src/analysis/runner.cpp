@@ -130,8 +130,11 @@ void store(const std::string& path, const AnalysisReport& r) {
         io::write_attribute(g, "verify_first_wrong",
                             r.verify->wrong ? r.verify->wrong->describe() : std::string());
         io::write_attribute(g, "verify_method",
-                            std::string("every cell against the mex of the stored values of its "
-                                        "options, column by column; independent of the engine"));
+                            std::string("every cell with x >= y, and every cell whose mirror "
+                                        "(y, x) is outside the table, against the mex of the "
+                                        "stored values of its options, column by column; the "
+                                        "others against their mirror; independent of the "
+                                        "engine"));
     }
     if (r.ppositions) {
         io::write_attribute(g, "ppositions_ok", int32_t{r.ppositions->ok()});
@@ -218,7 +221,7 @@ AnalysisReport analyze_table(const std::string& path, const AnalysisOptions& o) 
         }
         if (!passes.empty()) analysis::stream_row_bands(table, passes, o.threads);
         if (o.verify) {
-            analysis::VerifyPass verify(r.rows, r.cols, o.threads);
+            analysis::VerifyPass verify(r.rows, r.cols, o.threads, &table);
             analysis::ColumnBandPass* column_passes[] = {&verify};
             analysis::stream_column_bands(table, column_passes);
             r.verify = verify.report();
