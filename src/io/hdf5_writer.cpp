@@ -170,6 +170,7 @@ struct Hdf5Writer::Impl final : StoredTiles {
     // driver; -1 where the file system cannot preallocate), the end of what is allocated, and
     // the process's file size limit (ulimit -f), which fallocate does not check.
     int fd = -1;
+    bool preallocating = false;
     uint64_t allocated = 0;
     uint64_t size_limit = UINT64_MAX;
     int room_errno = 0;  // why the last ensure_room failed
@@ -182,6 +183,20 @@ struct Hdf5Writer::Impl final : StoredTiles {
 
     void setup_room();
     bool ensure_room(uint64_t bytes);
+
+    // The final fsync, before `complete` = 1, waited for the whole file's writeback after the
+    // last tile (16384^2: 306 MiB, 124 ms here). Writeback is therefore started every
+    // kWritebackStep bytes as the chunks are written (sync_file_range, which does not wait),
+    // so that it overlaps the computation and the final fsync finds little left to do. The
+    // guarantee is the fsync's, as before.
+    static constexpr uint64_t kWritebackStep = 32 << 20;
+    uint64_t unsynced = 0;  // bytes written since writeback was last started (writer thread)
+    void start_writeback(uint64_t bytes) {
+        unsynced += bytes;
+        if (fd < 0 || unsynced < kWritebackStep) return;
+        unsynced = 0;
+        ::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);  // advice: errors change nothing
+    }
 
     bool has_tile(uint64_t x0, uint64_t y0) const override {
         const uint64_t t = stopped.shape.tile;
@@ -248,6 +263,7 @@ struct Hdf5Writer::Impl final : StoredTiles {
                 if (room)
                     rc = H5Dwrite_chunk(dataset.get(), H5P_DEFAULT, p.chunk.filter_mask, p.offset,
                                         p.chunk.bytes.size(), p.chunk.bytes.data());
+                if (room && rc >= 0) start_writeback(p.chunk.bytes.size());
                 // The chunks are on disk as soon as they are written, but the index that
                 // finds them stays in HDF5's cache until a flush: flushing now and then is
                 // what lets a hard kill leave a file that --resume can continue.
@@ -414,7 +430,6 @@ void Hdf5Writer::Impl::open_stopped_run() {
 // allocated: the run stops and keeps its file for --resume. The room left over is given back
 // when the file is closed (release_room).
 void Hdf5Writer::Impl::setup_room() {
-    if (!options.preallocate) return;
     H5Handle fapl(H5Fget_access_plist(file.get()), H5Pclose);
     void* handle = nullptr;
     if (!fapl.valid() || H5Pget_driver(fapl.get()) != H5FD_SEC2 ||
@@ -423,7 +438,7 @@ void Hdf5Writer::Impl::setup_room() {
     fd = *static_cast<int*>(handle);
     std::error_code ec;
     allocated = fs::file_size(options.path, ec);
-    if (ec) fd = -1;
+    preallocating = options.preallocate && !ec;
     rlimit limit{};
     if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
         size_limit = limit.rlim_cur;
@@ -431,7 +446,7 @@ void Hdf5Writer::Impl::setup_room() {
 
 bool Hdf5Writer::Impl::ensure_room(uint64_t bytes) {
     haddr_t end = HADDR_UNDEF;
-    if (fd < 0 || H5Fget_eoa(file.get(), &end) < 0 || end == HADDR_UNDEF) return true;
+    if (!preallocating || H5Fget_eoa(file.get(), &end) < 0 || end == HADDR_UNDEF) return true;
     const uint64_t need = end + bytes + kCloseReserve;
     if (need <= allocated) return true;
     if (need > size_limit) {
@@ -451,7 +466,7 @@ bool Hdf5Writer::Impl::ensure_room(uint64_t bytes) {
         }
         room_errno = errno;
         if (room_errno == EOPNOTSUPP || room_errno == ENOSYS) {  // the file system cannot
-            fd = -1;
+            preallocating = false;
             return true;
         }
     }
