@@ -166,9 +166,10 @@ struct Hdf5Writer::Impl final : StoredTiles {
     std::mutex hdf5;
     std::atomic<bool> touched{false};  // this run has given the file a chunk to write
 
-    // Room on the disk (ensure_room), under `hdf5`: HDF5's own descriptor of the file (sec2
-    // driver; -1 where the file system cannot preallocate), the end of what is allocated, and
-    // the process's file size limit (ulimit -f), which fallocate does not check.
+    // Room on the disk (ensure_room), under `hdf5`: HDF5's own descriptor of the file (-1 with
+    // another driver than sec2), whether room is allocated ahead (not where the file system
+    // cannot), the end of what is allocated, and the process's file size limit (ulimit -f),
+    // which fallocate does not check.
     int fd = -1;
     bool preallocating = false;
     uint64_t allocated = 0;
@@ -587,10 +588,14 @@ void Hdf5Writer::begin(const TableShape& shape) {
                         std::string("g(x, y) of Wythoff's game at [y, x]"));
     io::write_attribute(m.dataset.get(), "long_name",
                         std::string("Sprague-Grundy value g(x, y) of Wythoff's game"));
-    io::attach_coordinates(f, m.dataset.get(), shape.rows, shape.cols);
     m.setup_room();
-    if (!m.ensure_room(0))
-        throw Error("cannot write " + m.options.path + ": " + std::strerror(m.room_errno));
+    // Twice: the coordinates are written into room allocated for them, and leave room for the
+    // close.
+    for (int pass = 0; pass < 2; ++pass) {
+        if (!m.ensure_room(0))
+            throw Error("cannot write " + m.options.path + ": " + std::strerror(m.room_errno));
+        if (pass == 0) io::attach_coordinates(f, m.dataset.get(), shape.rows, shape.cols);
+    }
     // On disk from the start, so that a run killed before its first checkpoint still leaves
     // a file --resume takes (from the first tile) instead of one it must refuse.
     if (m.options.checkpoint_seconds > 0 && H5Fflush(f, H5F_SCOPE_LOCAL) < 0)
@@ -692,7 +697,10 @@ std::optional<std::string> Hdf5Writer::write_failure() const {
 
 uint64_t Hdf5Writer::tiles_stored() const {
     std::lock_guard<std::mutex> lock(impl_->mutex);
-    return impl_->chunks_written + (impl_->options.resume ? impl_->stopped.tiles_stored : 0);
+    const uint64_t stored = impl_->options.resume ? impl_->stopped.tiles_stored : 0;
+    // A resume writes again the stored tiles it could not take over (after a hard kill).
+    return stored ? std::min(stored + impl_->chunks_written, impl_->stopped.tiles)
+                  : impl_->chunks_written;
 }
 
 void Hdf5Writer::finish(const RunRecord& record) {
