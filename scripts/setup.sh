@@ -7,6 +7,7 @@ GRUNDY_PACKAGES=(
   libhdf5-dev hdf5-tools libboost-program-options-dev libgtest-dev zlib1g-dev libdeflate-dev
   libblosc-dev hdf5-filter-plugin-blosc-serial
   python3 python3-h5py python3-numpy python3-matplotlib python3-pytest python3-dev pybind11-dev
+  python3-xarray python3-h5netcdf netcdf-bin
 )
 
 # Installs the Debian packages that are missing (and only those), without questions.

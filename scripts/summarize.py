@@ -97,11 +97,17 @@ def storage_lines(path: str, dset) -> list[str]:
     ]
 
 
+# HDF5's bookkeeping of the dimension scales (/grundy's coordinates y and x): object
+# references, nothing a reader of the summary can use.
+DIMENSION_SCALE_ATTRIBUTES = {"DIMENSION_LIST", "REFERENCE_LIST", "CLASS", "NAME"}
+
+
 def attribute_lines(obj) -> list[str]:
-    if not len(obj.attrs):
+    names = sorted(n for n in obj.attrs if n not in DIMENSION_SCALE_ATTRIBUTES)
+    if not names:
         return ["(none)"]
     lines = ["| attribute | value |", "| --- | --- |"]
-    for name in sorted(obj.attrs):
+    for name in names:
         lines.append(f"| {md_cell(name)} | {md_cell(gd.attr_text(obj.attrs[name]))} |")
     return lines
 

@@ -152,6 +152,56 @@ TEST(AnalysisVerify, OneCorruptedCellIsNamed) {
     }
 }
 
+// Above the diagonal, cells whose mirror is in the table are checked against it, the others
+// by their mex: a wrong cell is named either way, in a wide and in a tall table, and a cell
+// that is wrong alike with its mirror is found at the mirror (the proof by symmetry holds).
+TEST(AnalysisVerify, CellsAboveTheDiagonal) {
+    ScratchDir dir;
+    struct Case {
+        uint64_t rows, cols, x, y;  // x < y: above the diagonal
+    };
+    for (const Case c :
+         {Case{300, 400, 97, 150}, Case{400, 300, 97, 150}, Case{400, 300, 100, 350}}) {
+        SCOPED_TRACE(std::to_string(c.rows) + " x " + std::to_string(c.cols));
+        const std::string path = dir.file("t.h5");
+        write_table(path, c.rows, c.cols, 64);
+        const uint32_t original = Hdf5TableReader(path).at(c.x, c.y);
+        corrupt_cell(path, c.x, c.y, original + 1);
+        for (int threads : {1, 2}) {
+            const VerifyReport r = verify_table(Hdf5TableReader(path), threads);
+            ASSERT_FALSE(r.ok());
+            EXPECT_EQ(r.wrong->x, c.x);
+            EXPECT_EQ(r.wrong->y, c.y);
+            EXPECT_EQ(r.wrong->found, original + 1);
+            EXPECT_EQ(r.wrong->expected, original);
+        }
+    }
+    const std::string path = dir.file("pair.h5");
+    write_table(path, 300, 400, 64);
+    const uint32_t original = Hdf5TableReader(path).at(150, 97);
+    corrupt_cell(path, 150, 97, original + 1);
+    corrupt_cell(path, 97, 150, original + 1);
+    for (int threads : {1, 2}) {
+        const VerifyReport r = verify_table(Hdf5TableReader(path), threads);
+        ASSERT_FALSE(r.ok());
+        EXPECT_EQ(r.wrong->x, 150u);
+        EXPECT_EQ(r.wrong->y, 97u);
+        EXPECT_EQ(r.wrong->expected, original);
+    }
+    // A pair beyond the bound g <= x + y is named at once, above the diagonal, by a direct mex.
+    const std::string huge = dir.file("huge.h5");
+    write_table(huge, 20, 30, 16);
+    const uint32_t small = Hdf5TableReader(huge).at(11, 19);
+    corrupt_cell(huge, 11, 19, 60000);
+    corrupt_cell(huge, 19, 11, 60000);
+    const VerifyReport r = verify_table(Hdf5TableReader(huge), 2);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.wrong->x, 11u);
+    EXPECT_EQ(r.wrong->y, 19u);
+    EXPECT_EQ(r.wrong->found, 60000u);
+    EXPECT_EQ(r.wrong->expected, small);
+}
+
 TEST(AnalysisVerify, HugeWrongValueAndSampling) {
     ScratchDir dir;
     const std::string path = dir.file("t.h5");

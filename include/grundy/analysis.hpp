@@ -39,12 +39,16 @@ struct WrongCell {
 struct VerifyReport {
     uint64_t cells_checked = 0;
     // The first wrong cell in the order of the sweep: bands of columns left to right, rows
-    // bottom up inside a band, cells left to right inside a row. Every cell before it is right.
+    // bottom up inside a band, cells left to right inside a row. Every cell before it is right,
+    // except where a cell above the diagonal and its mirror are wrong alike: the cell is taken
+    // for right (it equals its mirror), and the mirror is reported when the sweep reaches it
+    // (or a cell the wrong one is an option of, found first).
     std::optional<WrongCell> wrong;
     bool ok() const { return !wrong; }
 };
 
-// Every cell against the mex of its options, by a method sharing no code with the engine.
+// Every cell against the mex of its options, by a method sharing no code with the engine; cells
+// above the diagonal whose mirror is in the table against the mirror (a complete proof too).
 VerifyReport verify_table(const Hdf5TableReader& table, int threads = 0);
 // `samples` random cells, each by a direct mex over all of its options read from the file.
 VerifyReport verify_sample(const Hdf5TableReader& table, uint64_t samples, uint64_t seed);

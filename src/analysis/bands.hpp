@@ -179,7 +179,9 @@ class LineSet {
 
 class VerifyPass final : public ColumnBandPass {
   public:
-    VerifyPass(uint64_t rows, uint64_t cols, int threads);
+    // With `table` (the one streamed), a cell above the diagonal whose mirror is in the table
+    // (x < y < cols) is checked against the mirror instead of by a mex (verify.cpp).
+    VerifyPass(uint64_t rows, uint64_t cols, int threads, const Hdf5TableReader* table = nullptr);
     void consume(const ColumnBand& band) override;
     bool finished() const override { return report_.wrong.has_value(); }
     const VerifyReport& report() const { return report_; }
@@ -187,6 +189,8 @@ class VerifyPass final : public ColumnBandPass {
   private:
     uint64_t rows_, cols_;
     int threads_;
+    const Hdf5TableReader* table_;
+    std::vector<uint32_t> mirror_;               // the band's mirror cells, read from table_
     std::vector<LineSet> row_sets_, diag_sets_;  // diagonal x - y at index x - y + rows - 1
     VerifyReport report_;
 };

@@ -97,6 +97,11 @@ void store(const std::string& path, const AnalysisReport& r) {
         const hsize_t dims[2] = {periods.size(), 4};
         replace_dataset(g, "row_periods", H5T_STD_I64LE, H5T_NATIVE_INT64, 2, dims, table.data(),
                         d);
+        // long_name: what netCDF-4 tools and xarray show for a variable (CF conventions). No
+        // dataset here has a physical unit, so none gets `units`.
+        io::write_attribute(d.get(), "long_name",
+                            std::string("row y, preperiod, period and whole periods observed of "
+                                        "g(x, y) - x along row y (-1: undetermined)"));
         io::write_attribute(d.get(), "columns",
                             std::string("row,preperiod,period,periods_observed"));
         io::write_attribute(d.get(), "criterion", std::string(kRowPeriodCriterion));
@@ -105,6 +110,9 @@ void store(const std::string& path, const AnalysisReport& r) {
         const hsize_t block_dims[1] = {blocks.size()};
         replace_dataset(g, "row_blocks", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, block_dims,
                         blocks.data(), d);
+        io::write_attribute(d.get(), "long_name",
+                            std::string("one period of g(x, y) - x + 2y per row, rows one after "
+                                        "another"));
         io::write_attribute(d.get(), "description",
                             std::string("for each row y, one period of g(x, y) - x + 2y from its "
                                         "preperiod on; row y's block is row_blocks[o[y]:o[y+1]] "
@@ -112,6 +120,9 @@ void store(const std::string& path, const AnalysisReport& r) {
         const hsize_t offset_dims[1] = {offsets.size()};
         replace_dataset(g, "row_block_offsets", H5T_STD_U64LE, H5T_NATIVE_UINT64, 1, offset_dims,
                         offsets.data(), d);
+        io::write_attribute(d.get(), "long_name",
+                            std::string("where row y's block starts in row_blocks (one more "
+                                        "entry than rows: the end)"));
     }
     if (r.verify) {
         io::write_attribute(g, "verify_ok", int32_t{r.verify->ok()});
@@ -119,8 +130,11 @@ void store(const std::string& path, const AnalysisReport& r) {
         io::write_attribute(g, "verify_first_wrong",
                             r.verify->wrong ? r.verify->wrong->describe() : std::string());
         io::write_attribute(g, "verify_method",
-                            std::string("every cell against the mex of the stored values of its "
-                                        "options, column by column; independent of the engine"));
+                            std::string("every cell with x >= y, and every cell whose mirror "
+                                        "(y, x) is outside the table, against the mex of the "
+                                        "stored values of its options, column by column; the "
+                                        "others against their mirror; independent of the "
+                                        "engine"));
     }
     if (r.ppositions) {
         io::write_attribute(g, "ppositions_ok", int32_t{r.ppositions->ok()});
@@ -207,7 +221,7 @@ AnalysisReport analyze_table(const std::string& path, const AnalysisOptions& o) 
         }
         if (!passes.empty()) analysis::stream_row_bands(table, passes, o.threads);
         if (o.verify) {
-            analysis::VerifyPass verify(r.rows, r.cols, o.threads);
+            analysis::VerifyPass verify(r.rows, r.cols, o.threads, &table);
             analysis::ColumnBandPass* column_passes[] = {&verify};
             analysis::stream_column_bands(table, column_passes);
             r.verify = verify.report();

@@ -2,6 +2,15 @@
 // values alone. Independent of the engine by construction: its own sets (LineSet windows for
 // rows and diagonals, a plain bitset for the current column), its own scan, and a different
 // order (column by column, left to right, rows in parallel inside a column).
+//
+// A cell above the diagonal (x < y) whose mirror (y, x) is in the table is checked against the
+// mirror instead: still a complete proof, by induction over the anti-diagonals x + y = s. If
+// every cell of smaller sum is right, a cell of sum s with x >= y that equals the mex of its
+// stored options is right, and so is a cell of sum s with x < y that equals its mirror, which
+// has x >= y and the same sum (g is symmetric). Its value still goes into its row, column and
+// diagonal sets, which the cells further on need. A cell that differs from its mirror gets its
+// mex after all, so that the first wrong cell is found and reported as before (if the cell is
+// right, its mirror is wrong, and its own mex check, in a later band, says so).
 #include <omp.h>
 
 #include <algorithm>
@@ -58,12 +67,31 @@ uint64_t mex3(const LineSet& r, const LineSet& d, const uint64_t* c, const uint6
     }
 }
 
+// The mex of all options of (x, y), read from the file: O(x + y), for single cells.
+uint64_t direct_mex(const Hdf5TableReader& table, uint64_t x, uint64_t y) {
+    const uint64_t m = std::min(x, y);
+    std::vector<uint32_t> options(x + y + m, 0);
+    if (x > 0) table.read(0, y, x, 1, options.data());
+    if (y > 0) table.read(x, 0, 1, y, options.data() + x);
+    std::vector<std::pair<uint64_t, uint64_t>> diagonal;
+    for (uint64_t c = 1; c <= m; ++c) diagonal.emplace_back(x - c, y - c);
+    if (m > 0) table.read_cells(diagonal, options.data() + x + y);
+    // The mex of k values is at most k.
+    std::vector<char> seen(options.size() + 1, 0);
+    for (uint32_t v : options)
+        if (v < seen.size()) seen[v] = 1;
+    uint64_t mex = 0;
+    while (seen[mex]) ++mex;
+    return mex;
+}
+
 }  // namespace
 
-VerifyPass::VerifyPass(uint64_t rows, uint64_t cols, int threads)
+VerifyPass::VerifyPass(uint64_t rows, uint64_t cols, int threads, const Hdf5TableReader* table)
     : rows_(rows),
       cols_(cols),
       threads_(thread_count(threads)),
+      table_(table),
       row_sets_(rows),
       diag_sets_(rows + cols - 1) {}
 
@@ -90,6 +118,23 @@ void VerifyPass::consume(const ColumnBand& b) {
     // O(Y) per column, not O(x)); others are wrong and caught at their own cell first.
     const uint64_t cofs = b.x0 > 2 * Y ? (b.x0 - 2 * Y) / 64 : 0;
     const uint64_t cwords = (x1 + Y) / 64 + 2 - cofs;
+    // The mirrors of the band's cells above the diagonal, (y, x) for x < y < mirror_end: rows
+    // x0 .. mirror_rows - 1 of the columns x0 .. mirror_end - 1 (the row band across from it).
+    const uint64_t mirror_end = table_ ? std::min(cols_, Y) : 0;
+    const uint64_t mirror_rows = std::min(x1, mirror_end);
+    const uint64_t mirror_width = mirror_end > b.x0 ? mirror_end - b.x0 : 0;
+    if (mirror_rows > b.x0 && mirror_width > 1) {
+        mirror_.resize((mirror_rows - b.x0) * mirror_width);
+        table_->read(b.x0, b.x0, mirror_width, mirror_rows - b.x0, mirror_.data());
+    } else {
+        mirror_.clear();
+    }
+    const bool mirrored = !mirror_.empty();
+    const uint32_t* mirror = mirror_.data();
+    // Where every cell above the diagonal has its mirror (rows <= cols), no cell checked by a
+    // mex has one of them in its column or diagonal (both lie below the diagonal with it): they
+    // go into their row's set only, and one that differs from its mirror gets a direct mex.
+    const bool all_mirrored = mirrored && Y <= cols_;
 #pragma omp parallel num_threads(static_cast <int>(T))
     {
         const uint64_t t = static_cast<uint64_t>(omp_get_thread_num());
@@ -110,12 +155,25 @@ void VerifyPass::consume(const ColumnBand& b) {
                 uint64_t* cf = cfull.data() + (x - xa) * cfull_words;
                 uint64_t& cb = cbase[x - xa];
                 while (cofs == 0 && cb < cwords && c[cb] == kFull) ++cb;
-                const uint64_t m = mex3(r, d, c, cf, cofs, cwords, cb);
-                if (m != v) {
-                    mine = WrongCell{x, y, v, m};
-                    break;
+                const bool above = x < y;
+                // (v <= x + y, the bound of every right value, keeps the sets' windows bounded.)
+                const bool same_as_mirror = mirrored && above && y < mirror_end && v <= x + y &&
+                                            mirror[(x - b.x0) * mirror_width + (y - b.x0)] == v;
+                if (!same_as_mirror) {
+                    uint64_t m;
+                    if (above && all_mirrored) {
+#pragma omp critical(grundy_verify_direct)  // the reader's buffers are shared
+                        m = direct_mex(*table_, x, y);
+                    } else {
+                        m = mex3(r, d, c, cf, cofs, cwords, cb);
+                    }
+                    if (m != v) {
+                        mine = WrongCell{x, y, v, m};
+                        break;
+                    }
                 }
                 r.insert(v);
+                if (above && all_mirrored) continue;
                 d.insert(v);
                 const uint64_t i = v / 64 - cofs;  // v == m: inside the window
                 c[i] |= uint64_t{1} << (v % 64);
@@ -146,7 +204,7 @@ void VerifyPass::consume(const ColumnBand& b) {
 }  // namespace analysis
 
 VerifyReport verify_table(const Hdf5TableReader& table, int threads) {
-    analysis::VerifyPass pass(table.rows(), table.cols(), threads);
+    analysis::VerifyPass pass(table.rows(), table.cols(), threads, &table);
     analysis::ColumnBandPass* passes[] = {&pass};
     analysis::stream_column_bands(table, passes);
     return pass.report();
@@ -162,22 +220,8 @@ VerifyReport verify_sample(const Hdf5TableReader& table, uint64_t samples, uint6
     }
     std::sort(cells.begin(), cells.end());  // so "first wrong" means leftmost, then lowest
     VerifyReport report;
-    std::vector<uint32_t> options;
-    std::vector<std::pair<uint64_t, uint64_t>> diagonal;
     for (const auto& [x, y] : cells) {
-        const uint64_t m = std::min(x, y);
-        options.assign(x + y + m, 0);
-        if (x > 0) table.read(0, y, x, 1, options.data());
-        if (y > 0) table.read(x, 0, 1, y, options.data() + x);
-        diagonal.clear();
-        for (uint64_t c = 1; c <= m; ++c) diagonal.emplace_back(x - c, y - c);
-        if (m > 0) table.read_cells(diagonal, options.data() + x + y);
-        // A direct mex: the mex of k values is at most k.
-        std::vector<char> seen(options.size() + 1, 0);
-        for (uint32_t v : options)
-            if (v < seen.size()) seen[v] = 1;
-        uint64_t mex = 0;
-        while (seen[mex]) ++mex;
+        const uint64_t mex = analysis::direct_mex(table, x, y);
         const uint64_t value = table.at(x, y);
         ++report.cells_checked;
         if (value != mex) {

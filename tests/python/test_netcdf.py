@@ -1,0 +1,90 @@
+"""Tables as netCDF-4 tools see them: /grundy's dimensions are named (y, x) by the coordinate
+datasets /y and /x (HDF5 dimension scales), so xarray (engine h5netcdf) selects by coordinate
+and ncdump lists the dimensions by name; /grundy and the /analysis datasets have long_name."""
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+
+import numpy as np
+import pytest
+
+from conftest import COLS, ROWS
+
+xr = pytest.importorskip("xarray")
+pytest.importorskip("h5netcdf")
+
+
+def open_xr(path):
+    return xr.open_dataset(path, engine="h5netcdf")
+
+
+def test_xarray_names_the_dimensions(table, reference):
+    with open_xr(table) as ds:
+        assert ds.grundy.dims == ("y", "x")
+        assert dict(ds.sizes) == {"y": ROWS, "x": COLS}
+        np.testing.assert_array_equal(ds.y.values, np.arange(ROWS))
+        np.testing.assert_array_equal(ds.x.values, np.arange(COLS))
+        row3 = ds.grundy.sel(y=3, x=slice(0, 11)).values  # slice: both ends included
+        assert row3.tolist() == [3, 4, 5, 6, 2, 0, 1, 9, 10, 12, 8, 7]
+        np.testing.assert_array_equal(ds.grundy.values, reference)
+        np.testing.assert_array_equal(ds.grundy.sel(x=40, y=slice(10, 20)).values,
+                                      reference[10:21, 40])
+        assert "Wythoff" in ds.grundy.attrs["long_name"]
+        assert ds.x.attrs["long_name"].startswith("x, ")
+        assert ds.y.attrs["long_name"].startswith("y, ")
+
+
+def test_ncdump_lists_dimensions_by_name(table):
+    ncdump = shutil.which("ncdump")
+    if not ncdump:
+        pytest.skip("no ncdump (Debian: netcdf-bin)")
+    header = subprocess.run([ncdump, "-h", str(table)], capture_output=True, text=True,
+                            check=True).stdout
+    assert f"y = {ROWS} ;" in header
+    assert f"x = {COLS} ;" in header
+    assert "grundy(y, x) ;" in header
+    assert "phony_dim" not in header
+
+
+def test_analysis_datasets_have_long_names(grundy_exe, table, tmp_path):
+    path = tmp_path / "analysed.h5"
+    shutil.copy(table, path)
+    subprocess.run([grundy_exe, "analyze", str(path)], check=True, capture_output=True)
+    # Their axes have no coordinates (phony dimensions, which h5netcdf wants named on request).
+    with xr.open_dataset(path, engine="h5netcdf", group="analysis", phony_dims="sort") as ds:
+        for name in ("row_periods", "row_blocks", "row_block_offsets"):
+            assert ds[name].attrs["long_name"], name
+        assert ds.row_periods.shape == (ROWS, 4)
+    with open_xr(path) as ds:  # the table still opens, named, after analyze wrote /analysis
+        assert ds.grundy.dims == ("y", "x")
+
+
+def test_resumed_file_has_coordinates(grundy_exe, tmp_path):
+    """A run stopped by SIGTERM (exit status 75) and resumed ends with the coordinates, even
+    when the stopped file had none (written by a grundy from before them)."""
+    h5py = pytest.importorskip("h5py")
+    path = tmp_path / "t.h5"
+    args = [grundy_exe, "compute", "--rows", "3000", "--cols", "3000", "--tile", "64",
+            "--threads", "1", "-o", str(path)]
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not (path.exists() and os.path.getsize(path) > 1 << 20):
+        assert p.poll() is None and time.monotonic() < deadline, p.communicate()
+        time.sleep(0.005)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 75, err
+    with h5py.File(path, "r+") as f:
+        assert f.attrs["complete"] == 0 and f.attrs["resumable"] == 1
+        for axis, name in enumerate(("y", "x")):
+            f["grundy"].dims[axis].detach_scale(f[name])
+            del f[name]
+    subprocess.run(args + ["--resume", "-q"], check=True)
+    with open_xr(path) as ds:
+        assert ds.grundy.dims == ("y", "x")
+        np.testing.assert_array_equal(ds.x.values, np.arange(3000))
+        assert ds.grundy.sel(y=3, x=slice(0, 11)).values.tolist() == [
+            3, 4, 5, 6, 2, 0, 1, 9, 10, 12, 8, 7]
