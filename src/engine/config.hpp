@@ -41,12 +41,8 @@ static_assert(kStripLag % kStripChunkColumns == 0);
 // on the project's machine).
 inline constexpr uint64_t kStripCostBase = 640;
 inline constexpr uint64_t kStripCostPerRow = 1;
-// The same for a cell of a settled row (Strip::settle), which inserts a known value: no scan.
-inline constexpr uint64_t kStripCostSettled = 160;
 // How many cells ahead a strip's column sweep prefetches the words of the row and diagonal
 // windows (strip_sweep.hpp).
 inline constexpr uint64_t kStripPrefetchCells = 4;
-// How many columns ahead a settled row's values are fetched from the ring (Strip::fill_settled).
-inline constexpr uint64_t kStripRingPrefetchColumns = 2;
 
 }  // namespace grundy::engine

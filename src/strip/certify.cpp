@@ -22,11 +22,12 @@
 //
 // Settled rows: every comparison with the saved state also says how many of the lowest rows match
 // (the sub-strip of rows 0..m-1 evolves on its own, so its state repeating is a certificate for
-// those rows, found by the same full comparison). From the next block on, such rows take their
-// values from the ring, `lambda` columns back, instead of a mex (Strip::settle), when the ring
-// holds whole periods of them; the values are the same, so every result is too, and the sweep
-// costs only the rows that have not repeated yet. A resumed run finds its settled rows again at
-// the next match of their sub-strip.
+// those rows, found by the same full comparison). From the next block on, such rows are no longer
+// swept (Strip::settle) when the ring holds whole periods of them: the rows above get their sets
+// from tables over one period, and the ring gives their values (`lambda` columns back) and their
+// part of a state; the values are the same, so every result is too, and the sweep costs only the
+// rows that have not repeated yet. A resumed run finds its settled rows again at the next match
+// of their sub-strip.
 //
 // The strip is swept in blocks of columns by all its threads (strip.hpp); everything that needs
 // the state after one particular column happens at a block's end: blocks end at every column
@@ -210,6 +211,7 @@ class Certification {
             engine::StripBlock b;
             b.columns = end - next;
             if (p_.ring_len) b.rows_done = recorder_;
+            b.first_reported_row = unrecorded_rows_;
             if (comparing) {
                 b.compare = &p_.saved;
                 b.matched_rows = &matched_rows_;

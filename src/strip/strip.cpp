@@ -60,20 +60,21 @@ Strip::Strip(uint64_t rows, MexKernel kernel, int threads, uint64_t lag) : rows_
     }
     for (uint32_t i = 0; i < layout_.size(); ++i) all_segments_.push_back(i);
 
+    band_count_ = bands;
     cut_bands(bands);
 }
 
-// Bands of equal estimated work: cuts where the running cost passes k / count of the total. A
-// settled row costs a fraction of a computed one (its cells only insert a known value).
+// Bands of equal estimated work over the rows still swept: cuts where the running cost passes
+// k / count of the total. The settled rows cost nothing per column; they join the lowest band,
+// which reports them and starts the columns and diagonals from the settled boundary.
 void Strip::cut_bands(uint64_t count) {
-    auto cost = [this](uint64_t y) {
-        return y < settled_.rows ? kStripCostSettled : kStripCostBase + kStripCostPerRow * y;
-    };
+    const uint64_t S = std::min(settled_.rows, rows_ - 1);
+    auto cost = [](uint64_t y) { return kStripCostBase + kStripCostPerRow * y; };
     uint64_t total = 0;
-    for (uint64_t y = 0; y < rows_; ++y) total += cost(y);
-    std::vector<uint64_t> starts = {0};
+    for (uint64_t y = S; y < rows_; ++y) total += cost(y);
+    std::vector<uint64_t> starts = {S};
     uint64_t run = 0;
-    for (uint64_t y = 0; y < rows_ && starts.size() < count; ++y) {
+    for (uint64_t y = S; y < rows_ && starts.size() < count; ++y) {
         run += cost(y);
         // At least kMinStripBandRows rows in every band (there are at most rows / that many).
         const uint64_t k = starts.size();
@@ -81,6 +82,7 @@ void Strip::cut_bands(uint64_t count) {
             rows_ - (y + 1) >= (count - k) * kMinStripBandRows)
             starts.push_back(y + 1);
     }
+    starts.front() = 0;
     starts.push_back(rows_);
     set_bands(starts);
 }
@@ -92,12 +94,13 @@ void Strip::set_bands(const std::vector<uint64_t>& starts) {
         band->y0 = starts[k];
         band->y1 = starts[k + 1];
         band->g.resize(band->y1 - band->y0);
-        // The band compares its rows, and the diagonals through (x, y - 1) for its rows y - 1,
-        // lowest first: the first difference then names the largest sub-strip that matches.
+        // The band compares its swept rows, and the diagonals through (x, y - 1) for its swept
+        // rows y - 1, lowest first: the first difference then names the largest sub-strip that
+        // matches. The settled rows' segments are advance_block's (settled_mismatch).
         for (uint32_t i = static_cast<uint32_t>(layout_.size()); i-- > 0;) {
-            const Segment& seg = layout_[i];
-            const uint64_t owner_row = seg.is_row ? seg.y : seg.y - 1;
-            if (owner_row >= band->y0 && owner_row < band->y1) band->segments.push_back(i);
+            const uint64_t row = owner_row(layout_[i]);
+            if (row >= std::max(band->y0, settled_.rows) && row < band->y1)
+                band->segments.push_back(i);
         }
         bands_.push_back(std::move(band));
     }
@@ -127,70 +130,53 @@ uint64_t Strip::advance(uint64_t* g) {
 // here too, on whichever thread runs the tile.
 void Strip::run_tile(size_t k, uint64_t first, uint64_t i0, uint64_t n, const StripBlock& b) {
     Band& band = *bands_[k];
-    const uint64_t given = std::clamp(settled_.rows, band.y0, band.y1);
+    const uint64_t S = settled_.rows;
+    const uint64_t given = std::clamp(S, band.y0, band.y1);
+    // Rows reported: the settled ones from first_reported_row, then every swept one.
+    const uint64_t from = b.rows_done ? std::clamp(b.first_reported_row, band.y0, given) : given;
+    uint64_t* g = band.g.data();
     for (uint64_t i = i0; i < i0 + n; ++i) {
         const uint64_t x = first + i;
-        if (given > band.y0) fill_settled(x, band.y0, given, band.g.data());
-        if (given < band.y1)
-            sweep_(*windows_, x, given, band.y1, band.g.data() + (given - band.y0));
-        if (b.rows_done) b.rows_done(x, band.y0, band.y1, band.g.data());
+        if (from < given) settled_values(x, from, given, g + (from - band.y0));
+        if (given < band.y1) {
+            if (S > 0 && given == S) start_boundary(x);
+            sweep_(*windows_, x, given, band.y1, g + (given - band.y0));
+        }
+        if (b.rows_done && from < band.y1) b.rows_done(x, from, band.y1, g + (from - band.y0));
         if (b.compare) band.mismatch[i] = band_mismatch(band, *b.compare, x);
     }
 }
 
-// The cells of settled rows y0..y1-1 in column x: the value the ring gives, added to the row,
-// column and diagonal sets as the mex sweep would add it (strip_sweep.hpp), but without moving
-// their low-water marks: whether a value equals a mark is a coin toss, and those mispredicted
-// branches were most of a settled cell's time. A mark that lags is still true (every value
-// below it is in the set), so the mex of a cell that reads it is the same, and so are the
-// states (Strip::chunk reads the words). A row's mark is brought up to date only before its
-// window must slide, which is what the mark is for there; the column starts anew next column.
-void Strip::fill_settled(uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g) {
-    StripWindows& s = *windows_;
-    BitWindow& col = s.column(x);
-    if (y0 == 0) StripWindows::reset(col, s.column_floor(x));
-    col.reserve_through((x + y1) / 64 + kScanPadWords);
-    const WindowView col_view = col.view();
-    const uint16_t* u =
+// Settled rows y0..y1-1 of column x, from the ring: `period` columns before, plus period.
+void Strip::settled_values(uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g) const {
+    const uint16_t* d =
         settled_.values + ((x - settled_.period) % settled_.length) * settled_.stride;
-    // The ring's columns are a period old, out of every cache, and each cell's stores wait for
-    // its value: fetch the values of a later column now.
-    const uint16_t* later =
-        settled_.values +
-        ((x + kStripRingPrefetchColumns - settled_.period) % settled_.length) * settled_.stride;
-    for (uint64_t i = y0 * 2; i < y1 * 2; i += 64)
-        __builtin_prefetch(reinterpret_cast<const char*>(later) + i);
-    uint64_t slot = s.diag_slot(x, y0);
-    for (uint64_t y = y0; y < y1; ++y) {
-        const uint64_t v = u[y] + x - 2 * y;
-        BitWindow& row = s.row_sets[y];
-        BitWindow& dia = s.diag_sets[slot];
-        slot = slot == 0 ? s.diag_count - 1 : slot - 1;
-        if (y == 0) StripWindows::reset(dia, s.diagonal_floor(x, y));
-        const uint64_t last_word = (x + y) / 64 + kScanPadWords;
-        if (last_word >= row.base + row.capacity) {
-            row.advance_low();
-            row.reserve_through(last_word);
-        }
-        if (last_word >= dia.base + dia.capacity) {
-            dia.advance_low();
-            dia.reserve_through(last_word);
-        }
-        row.view().set(v);
-        dia.view().set(v);
-        col_view.set(v);
-        g[y - y0] = v;
-    }
+    for (uint64_t y = y0; y < y1; ++y) g[y - y0] = d[y] + x - 2 * y;
+}
+
+// Column x's window and the diagonal that enters the swept rows at (x, S) start as the settled
+// rows leave them (the cells of rows below S are never swept).
+void Strip::start_boundary(uint64_t x) {
+    StripWindows& s = *windows_;
+    const uint64_t S = settled_.rows;
+    boundary_->fill_column(s.column(x), x, s.column_floor(x));
+    boundary_->fill_diagonal(s.diag(x, S), x - S, s.diagonal_floor(x, S));
 }
 
 void Strip::settle(const SettledRows& settled) {
-    if (settled.rows > rows_ ||
+    if (settled.rows > rows_ || settled.rows < settled_.rows ||
         (settled.rows &&
          (settled.period == 0 || !settled.values || settled.length % settled.period != 0 ||
-          settled.stride < settled.rows || next_ <= settled.period)))
+          settled.stride < settled.rows || next_ <= settled.period + 2 * rows_)))
         throw Error("internal: settled rows without a usable ring");
+    // Nothing reads the boundary once every row is settled.
+    if (settled.rows > settled_.rows && settled.rows < rows_) {
+        if (!boundary_) boundary_ = std::make_unique<strip::SettledBoundary>(rows_);
+        boundary_->extend(settled.rows, settled.period, settled.values, settled.length,
+                          settled.stride, next_);
+    }
     settled_ = settled;
-    cut_bands(bands_.size());
+    cut_bands(band_count_);
 }
 
 // With several bands, the block is cut into tiles of one band by `chunk` columns, run as OpenMP
@@ -253,6 +239,13 @@ void Strip::advance_block(const StripBlock& b) {
         for (const auto& band : bands_)
             for (uint64_t i = 0; i < b.columns; ++i)
                 (*b.matched_rows)[i] = std::min((*b.matched_rows)[i], band->mismatch[i]);
+        // The bands compared only the swept rows. Where those match above the settled ones, the
+        // settled part decides (rarely: only a whole period of theirs from the compared state).
+        const uint64_t S = settled_.rows;
+        for (uint64_t i = 0; S > 0 && i < b.columns; ++i)
+            if ((*b.matched_rows)[i] > S)
+                (*b.matched_rows)[i] =
+                    std::min((*b.matched_rows)[i], settled_mismatch(*b.compare, first + i));
     }
 }
 
@@ -281,8 +274,49 @@ uint64_t Strip::chunk(const BitWindow& w, int64_t v) {
     return r;
 }
 
+// Row y's set after column x, bits x + 1 - 2y .. x + y: the values of columns x - 3y .. x (a
+// value of column x' lies in [x' - 2y, x' + y]). The diagonal through (x, y - 1): its cells
+// (x - k, y - 1 - k), k < y, all of whose values lie in its segment (strip.hpp).
+void Strip::settled_segment(const Segment& seg, uint64_t x, std::vector<uint64_t>& out) const {
+    out.assign((seg.bits + 63) / 64, 0);
+    const int64_t first = static_cast<int64_t>(x) + seg.start;
+    auto add = [&](uint64_t column, uint64_t y) {
+        const uint64_t d = settled_.values[(column % settled_.length) * settled_.stride + y];
+        const int64_t bit = static_cast<int64_t>(column + d) - 2 * static_cast<int64_t>(y) - first;
+        if (bit >= 0 && bit < static_cast<int64_t>(seg.bits))
+            out[static_cast<uint64_t>(bit) / 64] |= uint64_t{1} << (bit % 64);
+    };
+    if (seg.is_row) {
+        for (uint64_t c = x > 3 * seg.y ? x - 3 * seg.y : 0; c <= x; ++c) add(c, seg.y);
+    } else {
+        for (uint64_t k = 0; k < seg.y && k <= x; ++k) add(x - k, seg.y - 1 - k);
+    }
+}
+
+// The lowest settled row whose segment after column x differs from the snapshot's, or
+// kNoMismatch: the settled part of band_mismatch, rebuilt from the ring and compared in full.
+uint32_t Strip::settled_mismatch(const StripSnapshot& s, uint64_t x) const {
+    if (s.rows != rows_ || s.words.size() != state_words_) return 0;
+    std::vector<uint64_t> words;
+    for (uint32_t i = static_cast<uint32_t>(layout_.size()); i-- > 0;) {
+        const Segment& seg = layout_[i];
+        if (!is_settled(seg)) continue;
+        settled_segment(seg, x, words);
+        if (!std::equal(words.begin(), words.end(), s.words.begin() + seg.offset))
+            return static_cast<uint32_t>(seg.y);
+    }
+    return kNoMismatch;
+}
+
 template <class Visit>
 bool Strip::for_each_segment_word(const Segment& seg, uint64_t x, Visit&& visit) const {
+    if (is_settled(seg)) {  // its windows are not kept
+        std::vector<uint64_t> words;
+        settled_segment(seg, x, words);
+        for (uint64_t k = 0; k < words.size(); ++k)
+            if (!visit(seg.offset + k, words[k])) return false;
+        return true;
+    }
     const BitWindow& w = window_of(seg, x);
     const int64_t first = static_cast<int64_t>(x) + seg.start;
     for (uint64_t k = 0; k * 64 < seg.bits; ++k) {
@@ -350,6 +384,7 @@ uint32_t Strip::band_mismatch(Band& band, const StripSnapshot& s, uint64_t x) {
 void Strip::restore(const StripSnapshot& s) {
     if (s.rows != rows_ || s.words.size() != state_words_)
         throw Error("internal: snapshot of another strip");
+    if (settled_.rows) throw Error("internal: restore of a strip with settled rows");
     StripWindows& ws = *windows_;
     const uint64_t x = s.column;
     // Row 0 is g(x', 0) = x': everything up to x is in it.

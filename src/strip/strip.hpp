@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "grundy/engine.hpp"
+#include "strip/settled_boundary.hpp"
 #include "strip/strip_windows.hpp"
 
 namespace grundy::engine {
@@ -59,17 +60,25 @@ struct StripBlock {
     // Optional: compare the state after every column of the block with this snapshot; then
     // `matched_rows` gets one entry per column: the largest m such that the state of the
     // sub-strip of rows 0..m-1 (its rows' windows and the diagonals entering them) equals the
-    // snapshot's, compared in full; rows() where the whole states are equal.
+    // snapshot's, compared in full; rows() where the whole states are equal. An entry of at
+    // most settled_rows() only says that no larger sub-strip matches (the settled rows' part is
+    // compared only where the rows above them match).
     const StripSnapshot* compare = nullptr;
     std::vector<uint32_t>* matched_rows = nullptr;
+    // Settled rows below this one are not reported to rows_done (nor are their values looked
+    // up): the caller has what it needs of them.
+    uint64_t first_reported_row = 0;
 };
 
 // Rows 0..rows-1 of a strip known to be periodic for ever (their sub-strip's state repeated:
-// the sub-strip of the lowest rows evolves on its own, so that is a certificate for them). Their
-// cells take their values from earlier columns instead of a mex: g(x, y) - x + 2y of column x is
-// values[((x - period) mod length) * stride + y], a ring the caller keeps filled with every
-// column's values (length a multiple of period; the strip reads what the caller wrote `period`
-// columns earlier, so the caller must go on recording these rows).
+// the sub-strip of the lowest rows evolves on its own, so that is a certificate for them), with
+// a ring the caller keeps: g(x, y) - x + 2y of column x is values[(x mod length) * stride + y]
+// (length a multiple of period). Their cells are no longer swept: the rows above get their
+// column and diagonal sets from tables over one period (settled_boundary.hpp), a reported cell
+// its value from `period` columns before, and a state's settled part is rebuilt from the ring. So
+// the ring must hold every settled row's value of the last length columns: the caller records
+// the reported rows, and a row repeating in the ring (recorded for a whole length since it
+// settled) may be left out of the reports.
 struct SettledRows {
     uint64_t rows = 0;
     uint64_t period = 0;
@@ -112,10 +121,10 @@ class Strip {
     // Continues from a snapshot of this strip's rows taken after column s.column.
     void restore(const StripSnapshot& s);
 
-    // From the next block on, rows 0..settled.rows-1 are filled from `settled` (no mex), and
-    // the bands are cut again for the cheaper rows. The values are the same as a mex would give
-    // exactly when the rows are periodic with settled.period from the column before the next;
-    // the caller guarantees it.
+    // From the next block on, rows 0..settled.rows-1 (at least as many as before) are settled
+    // (no mex), and the bands are cut again over the other rows. The values are the same as a
+    // mex would give exactly when the rows are periodic with settled.period from column
+    // columns_done() - settled.period on; the caller guarantees it.
     void settle(const SettledRows& settled);
     uint64_t settled_rows() const { return settled_.rows; }
 
@@ -150,9 +159,15 @@ class Strip {
     bool for_each_segment_word(const Segment& seg, uint64_t x, Visit&& visit) const;
     static constexpr uint32_t kNoMismatch = ~uint32_t{0};
     uint32_t band_mismatch(Band& band, const StripSnapshot& s, uint64_t x);
+    uint32_t settled_mismatch(const StripSnapshot& s, uint64_t x) const;
+    static uint64_t owner_row(const Segment& seg) { return seg.is_row ? seg.y : seg.y - 1; }
+    bool is_settled(const Segment& seg) const { return owner_row(seg) < settled_.rows; }
+    // The words of a settled segment after column x, from the ring.
+    void settled_segment(const Segment& seg, uint64_t x, std::vector<uint64_t>& out) const;
     void cut_bands(uint64_t count);                       // of about equal estimated work
     void set_bands(const std::vector<uint64_t>& starts);  // first rows, then rows()
-    void fill_settled(uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g);
+    void settled_values(uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g) const;
+    void start_boundary(uint64_t x);
     void run_tile(size_t k, uint64_t first, uint64_t i0, uint64_t n, const StripBlock& b);
 
     uint64_t rows_;
@@ -165,7 +180,9 @@ class Strip {
     uint64_t state_bits_ = 0;
     uint64_t state_words_ = 0;
     std::vector<std::unique_ptr<Band>> bands_;
+    uint64_t band_count_ = 1;  // bands wanted (fewer when few rows are left to sweep)
     SettledRows settled_;
+    std::unique_ptr<strip::SettledBoundary> boundary_;  // once rows are settled
     int threads_ = 1;
     std::atomic<bool> failed_{false};    // a tile threw: the others are skipped
     std::atomic<bool> mismatch_{false};  // a band's live comparison and snapshot disagreed
