@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -27,6 +28,7 @@
 #include "grundy/periodicity.hpp"
 #include "grundy/periods.hpp"
 #include "kernel_builds.hpp"
+#include "strip/checkpoint.hpp"
 #include "strip/strip.hpp"
 
 extern char** environ;
@@ -351,6 +353,57 @@ TEST(PeriodsThreads, Rows256MatchTheCommittedResult) {
 
 // certify_row_periods with 1, 2 and 3 threads: the same certificate and rows, through the
 // one-pass route and the two-pass one (no ring).
+// A run stopped while rows are settled keeps them in its checkpoint (their periodicity was
+// proved before it), and the resumed run, settled from the start, ends with the same results as
+// a run without a stop.
+TEST(PeriodsThreads, CheckpointKeepsTheSettledRows) {
+    const fs::path ck = fs::temp_directory_path() / ("grundy_settled_" + std::to_string(getpid()));
+    fs::remove(ck);
+    PeriodsOptions o;
+    o.rows = 40;
+    o.threads = 2;
+    const PeriodsResult whole = certify_row_periods(o);
+    ASSERT_EQ(whole.status, PeriodsResult::Status::Certified);
+    std::atomic<bool> stop{false};
+    PeriodsProgress progress;
+    o.checkpoint = ck.string();
+    o.checkpoint_every = 1e9;  // only the checkpoint of the stop
+    o.cancel = &stop;
+    o.progress = &progress;
+    o.test_delay_us = 1;  // blocks of 16 columns, so that the stop comes soon after it is asked
+    std::thread watch([&] {
+        while (progress.settled_rows.load() < 12 && progress.phase.load() < 2)
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+        stop.store(true);
+    });
+    const PeriodsResult stopped = certify_row_periods(o);
+    watch.join();
+    ASSERT_EQ(stopped.status, PeriodsResult::Status::Interrupted);
+    const strip::SearchState saved = strip::load_checkpoint(
+        ck.string(), o.rows, engine::Strip(o.rows, MexKernel::Auto).state_words());
+    EXPECT_GE(saved.settled_rows, 12u);
+    EXPECT_GT(saved.settled_period, 0u);
+    ASSERT_FALSE(saved.settled_since.empty());
+    EXPECT_EQ(saved.settled_since.back().first, saved.settled_rows);
+    stop.store(false);
+    o.resume = true;
+    o.test_delay_us = 0;
+    PeriodsProgress again;
+    o.progress = &again;
+    const PeriodsResult resumed = certify_row_periods(o);
+    fs::remove(ck);
+    ASSERT_EQ(resumed.status, PeriodsResult::Status::Certified);
+    EXPECT_TRUE(resumed.resumed);
+    EXPECT_EQ(resumed.x0, whole.x0);
+    EXPECT_EQ(resumed.period, whole.period);
+    ASSERT_EQ(resumed.rows.size(), whole.rows.size());
+    for (size_t y = 0; y < whole.rows.size(); ++y) {
+        EXPECT_EQ(resumed.rows[y].preperiod, whole.rows[y].preperiod) << y;
+        EXPECT_EQ(resumed.rows[y].period, whole.rows[y].period) << y;
+        EXPECT_EQ(resumed.rows[y].block, whole.rows[y].block) << y;
+    }
+}
+
 TEST(PeriodsThreads, CertificatesAgree) {
     for (uint64_t ring : {uint64_t{1} << 30, uint64_t{0}}) {
         PeriodsOptions o;

@@ -114,7 +114,10 @@ void report(PeriodsProgress* pr, int phase, uint64_t column, uint64_t target, ui
     pr->window_bytes.store(s.window_bytes(), std::memory_order_relaxed);
 }
 
-// whole periods of them (length a multiple of lambda). Takes effect at the next block.
+// The sub-strip of rows 0..m-1 (which evolves on its own) has the same state at the saved column
+// and `lambda` columns later, compared in full: those rows are periodic with period lambda for
+// ever from there, and need no sweep any more if the ring holds whole periods of them (length a
+// multiple of lambda). Takes effect at the next block.
 void note_settled(engine::SettledRows& settled, SearchState& p, uint64_t m, uint64_t lambda) {
     if (m <= settled.rows || p.ring_len == 0 || p.ring_len % lambda != 0) return;
     settled.rows = m;
@@ -199,6 +202,7 @@ class Certification {
     // False when the run must return now (not certified within max_cols, or interrupted).
     bool search_cycle() {
         if (!p_.strip.words.empty()) strip_.restore(p_.strip);
+        resettle();
         for (;;) {
             const uint64_t next = strip_.columns_done();
             if (!p_.found && o_.max_cols && next >= o_.max_cols) {
@@ -286,7 +290,7 @@ class Certification {
     // preperiods), so recording them again would write the same values and find no mismatch.
     uint64_t rows_repeating_in_ring(uint64_t x) const {
         uint64_t rows = 0;
-        for (const auto& [m, since] : settled_since_)
+        for (const auto& [m, since] : p_.settled_since)
             if (since + p_.ring_len <= x) rows = std::max(rows, m);
         return rows;
     }
@@ -295,8 +299,24 @@ class Certification {
     void settle_rows(uint64_t end) {
         if (settled_.rows <= strip_.settled_rows()) return;
         strip_.settle(settled_);
-        settled_since_.emplace_back(settled_.rows, end);
+        p_.settled_rows = settled_.rows;
+        p_.settled_period = settled_.period;
+        p_.settled_since.emplace_back(settled_.rows, end);
         growth_.add(settled_.rows, end);
+        show_settled();
+    }
+
+    // A resumed run: the rows that had settled are settled again (their periodicity was proved
+    // before the checkpoint and the ring holds their values).
+    void resettle() {
+        if (p_.settled_rows == 0) return;
+        note_settled(settled_, p_, p_.settled_rows, p_.settled_period);
+        strip_.settle(settled_);
+        for (const auto& [m, since] : p_.settled_since) growth_.add(m, since);
+        show_settled();
+    }
+
+    void show_settled() {
         if (!o_.progress) return;
         o_.progress->settled_rows.store(settled_.rows, std::memory_order_relaxed);
         o_.progress->expected_x0.store(growth_.predict(Y_), std::memory_order_relaxed);
@@ -305,6 +325,8 @@ class Certification {
     void start_second_pass() {
         p_.phase = 2;
         unrecorded_rows_ = 0;  // a fresh ring, and a fresh strip without settled rows
+        p_.settled_rows = p_.settled_period = 0;
+        p_.settled_since.clear();
         p_.strip.words.clear();
         const double bytes = static_cast<double>(Y_) * static_cast<double>(p_.period) * 2.0;
         if (bytes > 32.0 * (1ull << 30))
@@ -377,8 +399,7 @@ class Certification {
     RecordErrors record_errors_;
     engine::StripRowsFn recorder_;
     std::vector<uint32_t> matched_rows_;
-    engine::SettledRows settled_;  // the lowest rows whose sub-strip has repeated
-    std::vector<std::pair<uint64_t, uint64_t>> settled_since_;  // rows, first column filled
+    engine::SettledRows settled_;   // the lowest rows whose sub-strip has repeated
     uint64_t unrecorded_rows_ = 0;  // in this block (rows_repeating_in_ring)
     SettleGrowth growth_;
 };

@@ -19,7 +19,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kMagic[8] = {'G', 'R', 'U', 'N', 'D', 'Y', 'P', 'K'};
-constexpr uint32_t kVersion = 2;
+// Version 3 added the settled rows; a version 2 file reads as one with none settled yet.
+constexpr uint32_t kVersion = 3;
 
 void put64(std::string& s, uint64_t v) {
     s.append(reinterpret_cast<const char*>(&v), 8);
@@ -78,6 +79,10 @@ std::string encode_head(const SearchState& p) {
     put64(body, p.period);
     put64(body, p.ring_len);
     put_words(body, p.last_mismatch);
+    put64(body, p.settled_rows);
+    put64(body, p.settled_period);
+    put64(body, p.settled_since.size());
+    for (const auto& [rows, column] : p.settled_since) put64(body, rows), put64(body, column);
     put64(body, p.ring.size());
     return body;
 }
@@ -94,6 +99,25 @@ void write_all(int fd, const char* data, uint64_t n, const std::string& tmp) {
         }
         done += static_cast<uint64_t>(k);
     }
+}
+
+// The settled rows, checked as far as the file can say: at most `rows`, growing, in phase 1, with
+// a period that divides the ring.
+void read_settled(Reader& r, SearchState& p, uint64_t rows, const std::string& bad) {
+    p.settled_rows = r.u64();
+    p.settled_period = r.u64();
+    const uint64_t n = r.u64();
+    if (n > rows) throw Error(bad + "is corrupt (settled rows)");
+    uint64_t last = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+        const uint64_t m = r.u64(), column = r.u64();
+        if (m <= last || m > rows) throw Error(bad + "is corrupt (settled rows)");
+        p.settled_since.emplace_back(m, column);
+        last = m;
+    }
+    if (p.settled_rows != last ||
+        (last && (p.phase != 1 || p.settled_period == 0 || p.ring_len % p.settled_period != 0)))
+        throw Error(bad + "is corrupt (settled rows)");
 }
 
 }  // namespace
@@ -145,7 +169,7 @@ SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t sta
     std::memcpy(&checksum, header + 12, 4);
     std::memcpy(&file_rows, header + 16, 8);
     std::memcpy(&size, header + 24, 8);
-    if (version != kVersion)
+    if (version != kVersion && version != 2)
         throw Error(bad + "has format version " + std::to_string(version) + ", this program " +
                     "reads version " + std::to_string(kVersion));
     if (file_rows != rows)
@@ -155,7 +179,7 @@ SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t sta
     const uint64_t file_size = fs::file_size(path, ec);
     if (ec || file_size != size + 32) throw Error(bad + "is truncated (corrupt)");
     // Everything but the ring is small: read it, parse it, then read the ring into its buffer.
-    const uint64_t head_max = std::min<uint64_t>(size, 64 + 16 * (state_words + rows + 8));
+    const uint64_t head_max = std::min<uint64_t>(size, 64 + 16 * (state_words + 2 * rows + 8));
     std::string head(head_max, '\0');
     if (!in.read(head.data(), static_cast<std::streamsize>(head_max)))
         throw Error(bad + "is truncated (corrupt)");
@@ -179,6 +203,7 @@ SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t sta
     p.period = r.u64();
     p.ring_len = r.u64();
     p.last_mismatch = r.words(p.ring_len ? rows : 0);
+    if (version >= 3) read_settled(r, p, rows, bad);
     const uint64_t n = r.u64();
     if (n != rows * p.ring_len || (p.found && p.period == 0) || (p.phase == 2 && !p.found) ||
         r.at + n * 2 != size)

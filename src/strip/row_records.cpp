@@ -96,8 +96,4 @@ void check_record(const SearchState& p, RecordErrors& errors) {
             if (m != kNone && m > p.x0) throw Error("internal: a row broke the certificate");
 }
 
-// The sub-strip of rows 0..m-1 (which evolves on its own) has the same state at the saved column
-// and `lambda` columns later, compared in full: those rows are periodic with period lambda for
-// ever from there, and their values can come from the ring instead of a mex, if the ring holds
-
 }  // namespace grundy::strip

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <memory>
 #include <new>
+#include <utility>
 #include <vector>
 
 #include "strip/strip.hpp"
@@ -58,6 +59,10 @@ struct SearchState {
     uint64_t ring_len = 0;
     std::vector<uint64_t> last_mismatch;  // kNone if none
     Ring ring;
+    // phase 1: rows 0..settled_rows-1 repeat with settled_period (dividing ring_len) and are no
+    // longer swept; settled_since: (rows, column) each time more rows settled, in order.
+    uint64_t settled_rows = 0, settled_period = 0;
+    std::vector<std::pair<uint64_t, uint64_t>> settled_since;
 };
 
 inline void start_ring(SearchState& p, uint64_t rows, uint64_t L) {
