@@ -70,6 +70,9 @@ struct PeriodsResult {
     uint64_t state_bits = 0;
     uint64_t checkpoints_written = 0;
     bool checkpoint_saved = false;  // Interrupted: whether a checkpoint holds the progress
+    // Interrupted because a checkpoint could not be written (a full disk): why. The previous
+    // checkpoint, if any, is intact, and --resume continues from it.
+    std::string checkpoint_error;
     bool resumed = false;
     bool second_pass = false;  // whether phase 2 was needed (P did not divide the ring)
     uint64_t ring_len = 0;     // columns per row in the ring that gave the preperiods

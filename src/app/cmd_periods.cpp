@@ -2,7 +2,8 @@
 //
 // Exit status: 0 certified; 2 bad input, or a corrupt or mismatched checkpoint; 3 not certified
 // within --max-cols columns; 75 (EX_TEMPFAIL) stopped by SIGTERM/SIGINT after saving a
-// checkpoint: resubmit the same command with --resume.
+// checkpoint, or by a checkpoint that could not be written (a full disk; the previous one is
+// kept): resubmit the same command with --resume.
 #include <omp.h>
 
 #include <chrono>
@@ -208,6 +209,16 @@ int run(const po::variables_map& v) {
     printer.stop();
 
     if (r.status == PeriodsResult::Status::Interrupted) {
+        if (!r.checkpoint_error.empty()) {
+            std::cerr << r.checkpoint_error << "; "
+                      << (std::filesystem::exists(o.checkpoint)
+                              ? "the previous checkpoint " + o.checkpoint + " is intact"
+                              : "no checkpoint was saved")
+                      << ": free some space, then run the same command again with --resume "
+                         "(exit status 75)"
+                      << std::endl;
+            return kExitCheckpointed;
+        }
         if (!r.checkpoint_saved)
             throw Error("interrupted by signal " + std::to_string(stop_signal()) +
                         "; nothing saved (no --checkpoint given)");
@@ -265,8 +276,9 @@ const CommandRegistrar registrar(
      "gives each row's exact minimal period and preperiod (of d(x) = g(x, y) - x) and the block\n"
      "of g - x + 2y over one period from the preperiod. Memory does not grow with the length.\n"
      "Exit status: 0 certified; 2 bad input or a corrupt/mismatched checkpoint; 3 not certified\n"
-     "within --max-cols; 75 stopped by SIGTERM/SIGINT with a checkpoint saved (rerun with\n"
-     "--resume). --resume without an existing checkpoint file starts from column 0.",
+     "within --max-cols; 75 stopped by SIGTERM/SIGINT with a checkpoint saved, or by a\n"
+     "checkpoint that could not be written (a full disk: the previous one is kept); rerun with\n"
+     "--resume. --resume without an existing checkpoint file starts from column 0.",
      60, describe, run});
 
 }  // namespace

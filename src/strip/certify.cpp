@@ -87,7 +87,14 @@ class Runner {
         if (stop ||
             std::chrono::duration<double>(now - last_checkpoint_).count() >= o_.checkpoint_every) {
             strip.snapshot(p.strip);
-            write_checkpoint(o_.checkpoint, p, o_.rows);
+            try {
+                write_checkpoint(o_.checkpoint, p, o_.rows);
+            } catch (const Error& e) {
+                // A full disk stops the run like a signal, keeping the previous checkpoint.
+                result.status = PeriodsResult::Status::Interrupted;
+                result.checkpoint_error = e.what();
+                return true;
+            }
             ++result.checkpoints_written;
             last_checkpoint_ = Clock::now();
         }

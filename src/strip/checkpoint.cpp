@@ -138,13 +138,22 @@ void write_checkpoint(const std::string& path, const SearchState& p, uint64_t ro
     const std::string tmp = path + ".tmp";
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) throw Error("cannot write checkpoint " + tmp + ": " + std::strerror(errno));
-    write_all(fd, header.data(), header.size(), tmp);
-    write_all(fd, body.data(), body.size(), tmp);
-    if (ring_bytes) write_all(fd, ring, ring_bytes, tmp);
-    if (::fsync(fd) != 0 || ::close(fd) != 0)
-        throw Error("cannot flush checkpoint " + tmp + ": " + std::strerror(errno));
-    if (std::rename(tmp.c_str(), path.c_str()) != 0)
-        throw Error("cannot rename " + tmp + " to " + path + ": " + std::strerror(errno));
+    try {
+        write_all(fd, header.data(), header.size(), tmp);
+        write_all(fd, body.data(), body.size(), tmp);
+        if (ring_bytes) write_all(fd, ring, ring_bytes, tmp);
+        const int synced = ::fsync(fd) == 0 ? 0 : errno;
+        const int closed = ::close(fd) == 0 ? 0 : errno;
+        if (synced || closed)
+            throw Error("cannot flush checkpoint " + tmp + ": " +
+                        std::strerror(synced ? synced : closed));
+        if (std::rename(tmp.c_str(), path.c_str()) != 0)
+            throw Error("cannot rename " + tmp + " to " + path + ": " + std::strerror(errno));
+    } catch (...) {
+        // A partial file must not take the disk space the user will free for the next try.
+        ::unlink(tmp.c_str());
+        throw;
+    }
     // The rename itself must reach the disk too.
     const std::string dir = fs::path(path).parent_path().empty()
                                 ? std::string(".")
