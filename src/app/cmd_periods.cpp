@@ -51,9 +51,10 @@ void describe(po::options_description& o, std::vector<std::string>&) {
         ("ring-memory", po::value<std::string>()->default_value("2^30"),
          "bytes for phase 1's ring of recent values, trading memory for time: a ring of "
          "3*2^k >= P columns (Y x P x 2 bytes or more; 1024 rows: 805 MB) gives the exact "
-         "preperiods in one pass and lets the rows that have repeated be filled from it "
-         "instead of computed; a smaller one means a second pass from column 0 and no "
-         "settled rows; 0: no ring")
+         "preperiods in one pass and lets the rows that have repeated stop being swept "
+         "(their values come from it; tables of their column and diagonal sets over one "
+         "period, up to 2 x P x 3Y/8 bytes, come on top); a smaller one means a second pass "
+         "from column 0 and every row swept to the end; 0: no ring")
         ("kernel", po::value<std::string>()->default_value("auto"),
          "mex kernel: auto | summary | avx512 | avx2 | portable")
         ("progress", po::bool_switch(), "show progress on stderr even when it is not a terminal")
