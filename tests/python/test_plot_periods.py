@@ -44,3 +44,19 @@ def test_bad_csvs(tmp_path):
                        tmp_path / f"{i}.png")
         assert r.returncode == 2 and message in r.stderr, (text, r.stderr)
         assert "Traceback" not in r.stderr
+
+
+def test_every_row_periods_header(tmp_path):
+    """The one format both commands write now, and the two each wrote before it (the committed
+    jobs/results/*.csv keep the periods one)."""
+    rows = "0,0,1,{0}0\n1,0,3,{0}3 3 0\n2,,,{1}\n"
+    headers = {
+        "row,preperiod,period,periods_observed,certified,block\n": ("9,0,", ",0,"),
+        "row,preperiod,period,periods_observed,block\n": ("9,", ","),
+        "row,preperiod,period,certified,block\n": ("1,", "0,"),
+    }
+    for i, (header, (fill, undetermined)) in enumerate(headers.items()):
+        path = write(tmp_path, header + rows.format(fill, undetermined), f"p{i}.csv")
+        r = run_script("plot_periods.py", path, "-o", tmp_path / f"p{i}.png", "--dpi", 30)
+        assert r.returncode == 0, (header, r.stderr)
+        assert "2 rows plotted, 1 skipped" in r.stdout, (header, r.stdout)

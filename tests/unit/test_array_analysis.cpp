@@ -6,7 +6,7 @@
 #include <sstream>
 #include <vector>
 
-#include "analysis_fixtures.hpp"
+#include "support/analysis_fixtures.hpp"
 #include "grundy/array_analysis.hpp"
 #include "grundy/engine.hpp"
 #include "grundy/error.hpp"

@@ -2,18 +2,19 @@
 // cell in column order. Row bands feed periodicity, P-positions and properties together: the
 // periodicity criterion needs whole rows, and the others need nothing that rows cannot give
 // with per-column state, so one decompression of each chunk serves all three.
-#include "analysis/bands.hpp"
+#include "analysis/band_streams.hpp"
 
 #include <omp.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <future>
 #include <new>
 
+#include "analysis/huge_array.hpp"
 #include "grundy/array_analysis.hpp"
 #include "grundy/error.hpp"
+#include "io/stored_chunks.hpp"
 
 namespace grundy::analysis {
 
@@ -26,15 +27,6 @@ uint64_t column_band_width(const Hdf5TableReader& table) {
     // chunks fall back to 256 columns to keep the band small.
     const uint64_t width = table.chunk_cols();
     return width == 0 || width > 4096 ? std::min<uint64_t>(256, table.cols()) : width;
-}
-
-void* huge_alloc(size_t bytes) {
-    constexpr size_t kHuge = size_t{2} << 20;
-    bytes = std::max<size_t>(kHuge, (bytes + kHuge - 1) / kHuge * kHuge);
-    void* memory = std::aligned_alloc(kHuge, bytes);
-    if (!memory) throw std::bad_alloc();
-    madvise(memory, bytes, MADV_HUGEPAGE);  // advice only: failure changes nothing
-    return memory;
 }
 
 namespace {

@@ -10,13 +10,14 @@
 #include <random>
 #include <sstream>
 
-#include "analysis/bands.hpp"
-#include "analysis_fixtures.hpp"
+#include "analysis/passes.hpp"
+#include "support/analysis_fixtures.hpp"
 #include "grundy/analysis.hpp"
 #include "grundy/error.hpp"
 #include "grundy/memory_table.hpp"
 #include "grundy/play.hpp"
-#include "reference.hpp"
+#include "play/exact_sqrt.hpp"
+#include "support/reference.hpp"
 
 namespace grundy {
 namespace {

@@ -10,9 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "analysis_fixtures.hpp"
+#include "support/analysis_fixtures.hpp"
 #include "grundy/analysis.hpp"
 #include "grundy/hdf5_reader.hpp"
+#include "io/stored_chunks.hpp"
 
 namespace grundy {
 namespace {
