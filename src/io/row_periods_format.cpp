@@ -91,18 +91,8 @@ using io::H5Handle;
 template <typename T>
 void write_vector(hid_t group, const char* name, hid_t mem_type, hid_t file_type,
                   const std::vector<T>& v, const std::string& long_name, const std::string& path) {
-    const hsize_t dims[1] = {v.size()};
-    H5Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose);
-    H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-    if (v.size() > 4096) {
-        const hsize_t chunk[1] = {std::min<hsize_t>(v.size(), hsize_t{1} << 20)};
-        H5Pset_chunk(dcpl.get(), 1, chunk);
-        H5Pset_shuffle(dcpl.get());
-        H5Pset_deflate(dcpl.get(), 4);
-    }
-    H5Handle ds(
-        H5Dcreate2(group, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-        H5Dclose);
+    const uint64_t chunk = v.size() > 4096 ? std::min<uint64_t>(v.size(), uint64_t{1} << 20) : 0;
+    H5Handle ds = io::create_vector_dataset(group, name, file_type, v.size(), chunk, 4);
     if (!ds.valid()) throw Error(std::string("cannot create dataset ") + name + " in " + path);
     if (!v.empty() && H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
         throw Error(std::string("cannot write dataset ") + name + " in " + path);
@@ -150,15 +140,19 @@ H5Handle write_group(hid_t analysis, const std::vector<Row>& rows, const std::st
         largest_row = std::max(largest_row, e.row);
     }
     const hid_t g = group.get();
-    write_vector(g, "row", H5T_NATIVE_UINT64, H5T_STD_U64LE, row, "row y", path);
-    write_vector(g, "preperiod", H5T_NATIVE_UINT64, H5T_STD_U64LE, pre,
-                 "preperiod of g(x, y) - x along row y (0: undetermined)", path);
-    write_vector(g, "period", H5T_NATIVE_UINT64, H5T_STD_U64LE, per,
-                 "period of g(x, y) - x along row y (0: undetermined)", path);
-    write_vector(g, "periods_observed", H5T_NATIVE_UINT64, H5T_STD_U64LE, observed,
-                 "whole periods in the stored columns from the preperiod (0: undetermined or "
-                 "certified)",
-                 path);
+    const struct {
+        const char* name;
+        const std::vector<uint64_t>& values;
+        const char* long_name;
+    } columns[] = {
+        {"row", row, "row y"},
+        {"preperiod", pre, "preperiod of g(x, y) - x along row y (0: undetermined)"},
+        {"period", per, "period of g(x, y) - x along row y (0: undetermined)"},
+        {"periods_observed", observed,
+         "whole periods in the stored columns from the preperiod (0: undetermined or certified)"},
+    };
+    for (const auto& c : columns)
+        write_vector(g, c.name, H5T_NATIVE_UINT64, H5T_STD_U64LE, c.values, c.long_name, path);
     write_vector(g, "certified", H5T_NATIVE_UINT8, H5T_STD_U8LE, certified,
                  "1: periodic for ever (certificate in the attributes), 0: in the stored columns",
                  path);

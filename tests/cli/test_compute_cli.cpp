@@ -21,13 +21,7 @@
 namespace grundy {
 namespace {
 
-using testing::expect_file_equals;
-using testing::run_grundy;
-using testing::ScratchDir;
-using testing::slurp;
-using testing::spawn_grundy;
-using testing::table_in_memory;
-using testing::wait_grundy;
+using namespace testing;  // tests/support: scratch directories, the CLI, tables
 
 TEST(CliCompute, Hdf5RoundTrip) {
     ScratchDir dir;

@@ -18,12 +18,7 @@ namespace grundy {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::run_grundy;
-using testing::ScratchDir;
-using testing::slurp;
-using testing::spawn_grundy;
-using testing::wait_for_rewrites;
-using testing::wait_grundy;
+using namespace testing;  // tests/support: scratch directories, the CLI, tables
 
 TEST(PeriodsCli, SigkillAtSeveralMomentsThenResume) {
     ScratchDir tmp;

@@ -32,12 +32,7 @@ namespace grundy {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::run_grundy;
-using testing::ScratchDir;
-using testing::slurp;
-using testing::spawn_grundy;
-using testing::table_in_memory;
-using testing::wait_grundy;
+using namespace testing;  // tests/support: scratch directories, the CLI, tables
 
 size_t lines(const std::string& text) {
     return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));

@@ -107,4 +107,18 @@ inline std::vector<std::pair<std::string, std::string>> bad_files(const ScratchD
     return files;
 }
 
+// Every row's period, preperiod, periods observed and block, as one text to compare.
+inline std::string periods_text(const std::vector<RowPeriod>& periods) {
+    std::ostringstream out;
+    for (const RowPeriod& r : periods) {
+        out << r.row << ":";
+        if (r.periodicity)
+            out << r.periodicity->preperiod << "," << r.periodicity->period << ","
+                << r.periodicity->periods_observed;
+        for (int64_t b : r.block) out << " " << b;
+        out << "\n";
+    }
+    return out.str();
+}
+
 }  // namespace grundy::testing
