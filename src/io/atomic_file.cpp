@@ -26,7 +26,7 @@ AtomicFile::~AtomicFile() {
 }
 
 void AtomicFile::fail(const std::string& verb, int err) {
-    throw Error("cannot " + verb + " " + (what_.empty() ? "" : what_ + " ") + tmp_ + ": " +
+    throw Error("cannot " + verb + " " + (what_.empty() ? path_ : what_ + " " + tmp_) + ": " +
                 std::strerror(err));
 }
 

@@ -12,7 +12,8 @@ namespace grundy::io {
 // The bytes go to PATH.tmp; commit() syncs it to disk, renames it over PATH and syncs the
 // folder, so that the rename survives a crash too. A file not committed (an error, an exception
 // on the way) has its PATH.tmp removed and leaves PATH as it was. Errors throw grundy::Error
-// naming the file as "<what> PATH.tmp" (`what`: "checkpoint", or empty).
+// naming PATH, or "<what> PATH.tmp" where `what` is given ("checkpoint": whose messages name
+// the file being written).
 class AtomicFile {
   public:
     explicit AtomicFile(std::string path, std::string what = "");

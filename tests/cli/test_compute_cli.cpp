@@ -278,11 +278,10 @@ TEST(CliCompute, TunedProcessKeepsItsName) {
         spawn_grundy("compute --rows 16384 --cols 16384 --no-output", dir.file("log"));
     ASSERT_GT(pid, 0);
     const std::string proc = "/proc/" + std::to_string(pid);
-    bool tuned = false;
-    for (int i = 0; i < 400 && !tuned; ++i) {  // until the second exec is done (at most 4 s)
-        tuned = slurp(proc + "/environ").find("glibc.malloc.hugetlb=1") != std::string::npos;
-        if (!tuned) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    // Until the second exec is done (the run lasts seconds more).
+    const bool tuned = wait_for(pid, [&] {
+        return slurp(proc + "/environ").find("glibc.malloc.hugetlb=1") != std::string::npos;
+    });
     const std::string name = slurp(proc + "/comm");
     kill(pid, SIGKILL);
     wait_grundy(pid);

@@ -72,7 +72,7 @@ def test_resumed_file_has_coordinates(grundy_exe, tmp_path):
     args = [grundy_exe, "compute", "--rows", "3000", "--cols", "3000", "--tile", "64",
             "--threads", "1", "-o", str(path)]
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while not (path.exists() and os.path.getsize(path) > 1 << 20):
         assert p.poll() is None and time.monotonic() < deadline, p.communicate()
         time.sleep(0.005)
