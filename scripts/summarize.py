@@ -9,7 +9,8 @@ skips it for a quick look at a huge file. Everything under /analysis is listed g
 analysis passes show up without changes here. A group that stores a table by columns (1-D
 datasets of one entry per row, `row` first: /analysis/row_periods as both `grundy analyze` and
 `grundy periods` write it) is printed as one table; files from before that layout, with a
-[rows, 4] dataset there, are printed as they are.
+[rows, 4] dataset there, are printed as they are. The file of `grundy periods --output` (results
+without a table) is summarised too: its attributes and /analysis.
 """
 
 from __future__ import annotations
@@ -225,7 +226,26 @@ def analysis_lines(f, max_rows: int) -> list[str]:
     return lines or ["(the /analysis group is empty)"]
 
 
+def results_only(path: str) -> bool:
+    """Whether the file holds results without a table: `grundy periods --output`'s."""
+    h5py = gd.import_h5py()
+    try:
+        if not (os.path.isfile(path) and h5py.is_hdf5(path)):
+            return False
+        with h5py.File(path, "r") as f:
+            return "grundy" not in f and "analysis" in f
+    except OSError:
+        return False  # open_table says what is wrong with it
+
+
 def summarize(path: str, no_scan: bool, max_rows: int, allow_incomplete: bool) -> str:
+    if results_only(path):
+        h5py = gd.import_h5py()
+        with h5py.File(path, "r") as f:
+            out = [f"# Summary of `{os.path.basename(path)}` (results, no table)", ""]
+            out += ["## Attributes of `/`", ""] + attribute_lines(f) + [""]
+            out += ["## Analysis results", ""] + analysis_lines(f, max_rows) + [""]
+        return "\n".join(out)
     f, dset = gd.open_table(path, allow_incomplete)
     with f:
         rows, cols = dset.shape

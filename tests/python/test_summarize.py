@@ -74,6 +74,18 @@ def test_summary_prints_row_periods_as_one_table(tmp_path, table, grundy_exe):
     assert "### `/analysis/row_periods/period`" not in s  # not again as a dataset of its own
 
 
+def test_summary_of_a_periods_file(tmp_path, grundy_exe):
+    """`grundy periods --output` writes results without a table: summarised all the same."""
+    path = tmp_path / "p.h5"
+    subprocess.run([grundy_exe, "periods", "--rows", "6", "--output", str(path), "-q"],
+                   check=True, capture_output=True)
+    r = run_script("summarize.py", path)
+    assert r.returncode == 0, r.stderr
+    assert "### `/analysis/row_periods` (group)" in r.stdout
+    assert "| 3 | 8 | 6 | 0 | 1 |" in r.stdout  # row 3: preperiod 8, period 6, certified
+    assert row(r.stdout, "P") == "24"  # the certificate: x0 and P (rows 0..5: P = 24)
+
+
 def test_no_scan(table):
     r = run_script("summarize.py", table, "--no-scan")
     assert r.returncode == 0 and "not scanned" in r.stdout and "| maximum |" not in r.stdout
