@@ -1,6 +1,6 @@
 // The analysis passes of grundy/analysis.hpp over a table held in memory (a numpy array, a
-// MemoryTable through table_array()) instead of a stored file: the same passes and the same results, fed from the
-// array band by band instead of from the file's chunks.
+// MemoryTable through table_array()) instead of a stored file: the same passes and the same
+// results, fed from the array band by band instead of from the file's chunks.
 #pragma once
 
 #include <cstdint>

@@ -302,7 +302,7 @@ TEST(CliCompute, HelpAndVersion) {
 }
 
 // SIGTERM stops the run cleanly: exit status 75 (EX_TEMPFAIL), one line saying how far it got and
-// how to go on, and the file kept for --resume, marked incomplete (test_cli_resume.cpp goes on from
+// how to go on, and the file kept for --resume, marked incomplete (test_resume_cli.cpp goes on from
 // there).
 TEST(CliCompute, InterruptedRunKeepsResumableFile) {
     ScratchDir dir;
