@@ -1,12 +1,17 @@
 #!/usr/bin/python3
 """Plot the additive periods and preperiods of the rows of Wythoff's Grundy table against the
 row number, on a logarithmic scale, from a row-periods CSV (written by `grundy analyze --csv`
-or `grundy periods --csv`).
+or `grundy periods --csv`) or from the HDF5 file either command wrote (/analysis/row_periods).
 
 The CSV contract (DESIGN.md): a header line, then one line per row with at least the columns
 row, preperiod, period; a row whose period is not determined has both fields empty. Such rows
 are skipped, with a note on stderr. Extra columns are accepted and ignored, except `certified`:
 when present, rows whose value there is 0/false/no are drawn with hollow markers.
+
+The HDF5 input (read with h5py): /analysis/row_periods as both commands write it, a group with
+one entry per row in the datasets row, preperiod, period (0: undetermined) and certified; or,
+in files analysed before that layout, an int64 [rows, 4] dataset (row, preperiod, period,
+periods_observed; -1: undetermined), whose rows count as not certified.
 
 The known growth is made visible by a reference curve 20·y² for the preperiods and by the
 least-squares power law c·y^k fitted to each series (rows y >= 1), shown in the legend.
@@ -38,7 +43,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     "fields are undetermined and skipped with a note).",
         epilog="Exit status: 0 on success, 2 on bad input (missing file, missing columns, "
                "malformed numbers, no determined row).")
-    p.add_argument("csv", metavar="PERIODS.csv", help="row-periods CSV")
+    p.add_argument("csv", metavar="PERIODS.csv",
+                   help="row-periods CSV, or an HDF5 file with /analysis/row_periods")
     p.add_argument("-o", "--output", required=True, metavar="OUT.png", help="picture to write")
     p.add_argument("--title", help="title of the plot (default: the CSV's file name)")
     p.add_argument("--logx", action="store_true", help="logarithmic row axis too")
@@ -48,6 +54,33 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+def read_periods_h5(path: str) -> tuple[dict, list[int]]:
+    """Reads /analysis/row_periods of an HDF5 file; returns what read_periods does."""
+    h5py = gd.import_h5py()
+    try:
+        f = h5py.File(path, "r")
+    except OSError as e:
+        raise gd.DataError(f"{path}: cannot open as HDF5: {e}") from e
+    with f:
+        node = f.get("analysis/row_periods")
+        if isinstance(node, h5py.Group):
+            row, pre, per = (np.asarray(node[n][:], dtype=np.int64)
+                             for n in ("row", "preperiod", "period"))
+            cert = np.asarray(node["certified"][:], dtype=bool)
+            determined = per > 0
+        elif isinstance(node, h5py.Dataset) and node.ndim == 2 and node.shape[1] >= 3:
+            table = np.asarray(node[:], dtype=np.int64)
+            row, pre, per = table[:, 0], table[:, 1], table[:, 2]
+            cert = np.zeros(row.shape, dtype=bool)
+            determined = per > 0
+        else:
+            raise gd.DataError(f"{path}: no /analysis/row_periods (run grundy analyze on it, "
+                               "or grundy periods --output)")
+    data = {"row": row[determined], "preperiod": pre[determined], "period": per[determined],
+            "certified": cert[determined]}
+    return data, [int(r) for r in row[~determined]]
+
+
 def read_periods(path: str) -> tuple[dict, list[int]]:
     """Reads the CSV; returns ({'row','preperiod','period','certified'}: arrays, skipped rows).
 
@@ -55,6 +88,9 @@ def read_periods(path: str) -> tuple[dict, list[int]]:
     """
     if not os.path.exists(path):
         raise gd.DataError(f"{path}: no such file")
+    with open(path, "rb") as probe:
+        if probe.read(8) == b"\x89HDF\r\n\x1a\n":
+            return read_periods_h5(path)
     try:
         handle = open(path, newline="", encoding="utf-8")
     except OSError as e:

@@ -6,7 +6,11 @@ The value range (minimum, maximum, number of P-positions) is computed by streami
 bands of one chunk row, so the memory used is one band whatever the table's size; --no-scan
 skips it for a quick look at a huge file. Everything under /analysis is listed generically
 (groups, datasets, attributes), with the contents of small datasets printed as tables, so new
-analysis passes show up without changes here.
+analysis passes show up without changes here. A group that stores a table by columns (1-D
+datasets of one entry per row, `row` first: /analysis/row_periods as both `grundy analyze` and
+`grundy periods` write it) is printed as one table; files from before that layout, with a
+[rows, 4] dataset there, are printed as they are. The file of `grundy periods --output` (results
+without a table) is summarised too: its attributes and /analysis.
 """
 
 from __future__ import annotations
@@ -158,16 +162,51 @@ def dataset_table(dset, max_rows: int) -> list[str]:
     return lines
 
 
+def row_columns(group) -> list[str]:
+    """The 1-D datasets of a group with one entry per row, `row` first (the layout of
+    /analysis/row_periods: a table stored by columns), or [] for other groups."""
+    h5py = gd.import_h5py()
+    row = group.get("row")
+    if not isinstance(row, h5py.Dataset) or row.ndim != 1:
+        return []
+    names = [n for n, d in group.items() if isinstance(d, h5py.Dataset) and d.ndim == 1
+             and d.shape == row.shape]
+    # The row-periods fields in the order of the CSV, then any others by name.
+    order = ["row", "preperiod", "period", "periods_observed", "certified"]
+    return sorted(names, key=lambda n: (order.index(n) if n in order else len(order), n))
+
+
+def columns_table(group, columns: list[str], max_rows: int) -> list[str]:
+    """The first max_rows entries of the columns of a group as one Markdown table."""
+    n = group["row"].shape[0]
+    shown = min(n, max_rows)
+    data = [group[c][:shown] for c in columns]
+    lines = ["| " + " | ".join(md_cell(c) for c in columns) + " |", "|" + " --- |" * len(columns)]
+    lines += ["| " + " | ".join(md_cell(gd.attr_text(col[i])) for col in data) + " |"
+              for i in range(shown)]
+    if shown < n:
+        lines.append(f"\n({n - shown} more rows not shown; --analysis-rows N shows more)")
+    return lines
+
+
 def analysis_lines(f, max_rows: int) -> list[str]:
     h5py = gd.import_h5py()
     if "analysis" not in f:
         return ["(no /analysis group: run `grundy analyze` on the file to add analyses)"]
     lines: list[str] = []
+    shown: set[str] = set()  # datasets already printed as columns of their group's table
 
     def visit(name, obj):
         path = "/analysis/" + name
+        if path in shown:
+            return
         if isinstance(obj, h5py.Group):
             lines.append(f"### `{path}` (group)\n")
+            columns = row_columns(obj)
+            if columns:
+                shown.update(f"{path}/{c}" for c in columns)
+                lines.extend(columns_table(obj, columns, max_rows))
+                lines.append("")
         else:
             lines.append(f"### `{path}`\n")
             lines.append(f"shape {obj.shape}, type {obj.dtype}\n")
@@ -187,7 +226,26 @@ def analysis_lines(f, max_rows: int) -> list[str]:
     return lines or ["(the /analysis group is empty)"]
 
 
+def results_only(path: str) -> bool:
+    """Whether the file holds results without a table: `grundy periods --output`'s."""
+    h5py = gd.import_h5py()
+    try:
+        if not (os.path.isfile(path) and h5py.is_hdf5(path)):
+            return False
+        with h5py.File(path, "r") as f:
+            return "grundy" not in f and "analysis" in f
+    except OSError:
+        return False  # open_table says what is wrong with it
+
+
 def summarize(path: str, no_scan: bool, max_rows: int, allow_incomplete: bool) -> str:
+    if results_only(path):
+        h5py = gd.import_h5py()
+        with h5py.File(path, "r") as f:
+            out = [f"# Summary of `{os.path.basename(path)}` (results, no table)", ""]
+            out += ["## Attributes of `/`", ""] + attribute_lines(f) + [""]
+            out += ["## Analysis results", ""] + analysis_lines(f, max_rows) + [""]
+        return "\n".join(out)
     f, dset = gd.open_table(path, allow_incomplete)
     with f:
         rows, cols = dset.shape

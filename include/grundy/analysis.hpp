@@ -27,8 +27,12 @@ struct RowPeriod {
 RowPeriod row_period(std::span<const uint32_t> row, uint64_t y);
 // Every row of a stored table; rows in parallel (threads 0: OpenMP's default).
 std::vector<RowPeriod> row_periods(const Hdf5TableReader& table, int threads = 0);
-// The row-periods CSV of DESIGN.md: row,preperiod,period,periods_observed,block.
-void write_row_periods_csv(const std::vector<RowPeriod>& periods, const std::string& path);
+// The row-periods CSV of DESIGN.md, the same for `grundy analyze` and `grundy periods`:
+// row,preperiod,period,periods_observed,certified,block (certified 0 here; block space-separated;
+// preperiod, period and periods_observed empty where the row is undetermined). `comment` lines,
+// if any, come first, each prefixed with "# ". Written whole or not at all (PATH.tmp, renamed).
+void write_row_periods_csv(const std::string& path, const std::vector<RowPeriod>& periods,
+                           const std::vector<std::string>& comment = {});
 
 struct WrongCell {
     uint64_t x = 0, y = 0;

@@ -1,12 +1,13 @@
 // The analysis passes of grundy/analysis.hpp over a table held in memory (a numpy array, a
-// MemoryTable) instead of a stored file: the same passes and the same results, fed from the
-// array band by band instead of from the file's chunks.
+// MemoryTable through table_array()) instead of a stored file: the same passes and the same
+// results, fed from the array band by band instead of from the file's chunks.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "grundy/analysis.hpp"
+#include "grundy/memory_table.hpp"
 
 namespace grundy {
 
@@ -28,6 +29,15 @@ struct TableArray {
     void read(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, uint32_t* out,
               uint64_t out_stride = 0) const;
 };
+
+// A view of a table computed into memory (compute_table into a MemoryTable); valid while it is.
+inline TableArray table_array(const MemoryTable& table) {
+    TableArray a;
+    a.rows = table.rows();
+    a.cols = table.cols();
+    a.values32 = table.values().data();
+    return a;
+}
 
 // Throws grundy::Error when neither or both pointers are set or the stride is below cols.
 void check_table_array(const TableArray& table);

@@ -52,7 +52,6 @@ struct PeriodsOptions {
     bool resume = false;                        // continue from `checkpoint` if it exists
     const std::atomic<bool>* cancel = nullptr;  // when set: checkpoint and return Interrupted
     PeriodsProgress* progress = nullptr;
-    uint64_t test_delay_us = 0;  // sleep per column, so tests can kill mid-run
     // Memory for the per-row ring of phase 1 (which spares the second pass when the strip's
     // period divides its length); 0: no ring, always two passes.
     uint64_t ring_budget_bytes = uint64_t{1} << 30;
@@ -85,13 +84,13 @@ struct PeriodsResult {
 // Throws grundy::Error for bad options and for a corrupt or mismatched checkpoint.
 PeriodsResult certify_row_periods(const PeriodsOptions& options);
 
-// The row-periods CSV (DESIGN.md) with `certified` and the blocks:
-// row,preperiod,period,certified,block with block space-separated. `comment` lines, if any, come
-// first, each prefixed with "# ". Without `blocks` the block column is left empty.
-void write_periods_csv(const std::string& path, const PeriodsResult& result,
-                       const std::vector<std::string>& comment, bool blocks = true);
+// The row-periods CSV of grundy/analysis.hpp, with certified 1 and periods_observed empty (the
+// rows are periodic for ever). Without `blocks` the block column is left empty.
+void write_row_periods_csv(const std::string& path, const PeriodsResult& result,
+                           const std::vector<std::string>& comment = {}, bool blocks = true);
 
-// /analysis/row_periods in a new HDF5 file (see periods_h5.cpp for the layout).
+// /analysis/row_periods in a new HDF5 file (the layout of `grundy analyze`, README, with the
+// certificate as the group's attributes).
 void write_periods_hdf5(const std::string& path, const PeriodsResult& result, bool force);
 
 }  // namespace grundy

@@ -13,9 +13,6 @@
 
 namespace grundy {
 
-// 128-bit intermediates; __extension__ keeps -Wpedantic quiet about the GCC/Clang type.
-__extension__ typedef unsigned __int128 uint128;
-
 // Largest heap or coordinate the players accept: every intermediate fits in 128 bits.
 inline constexpr uint64_t kMaxCoordinate = 0x7fffffffffffffffULL;
 
@@ -25,13 +22,6 @@ struct WythoffPosition {
     uint64_t x = 0, y = 0;
     bool operator==(const WythoffPosition&) const = default;
 };
-
-// floor(sqrt(n)), exact for every 128-bit n.
-uint64_t isqrt128(uint128 n);
-
-// floor(n * sqrt(5)) for n <= kMaxCoordinate, exact although 5 n^2 may exceed 128 bits (and
-// the result 64 bits).
-uint128 floor_sqrt5_times(uint64_t n);
 
 // a_n = floor(n * phi) = (n + isqrt(5 n^2)) / 2, for n <= kMaxCoordinate.
 uint64_t wythoff_a(uint64_t n);

@@ -2,7 +2,7 @@
 // file analyses, fed by the in-memory streams of bands.cpp.
 #include "grundy/array_analysis.hpp"
 
-#include "analysis/bands.hpp"
+#include "analysis/passes.hpp"
 #include "grundy/error.hpp"
 
 namespace grundy {

@@ -4,7 +4,8 @@
 // holds exactly one P-position, at a column known in advance.
 #include <algorithm>
 
-#include "analysis/bands.hpp"
+#include "analysis/message.hpp"
+#include "analysis/passes.hpp"
 #include "grundy/play.hpp"
 
 namespace grundy {

@@ -3,9 +3,8 @@
 // (one chunk height x all columns), since the criterion needs whole rows; the rows of a band
 // are done in parallel.
 #include <algorithm>
-#include <fstream>
 
-#include "analysis/bands.hpp"
+#include "analysis/passes.hpp"
 #include "grundy/error.hpp"
 
 namespace grundy {
@@ -47,24 +46,6 @@ std::vector<RowPeriod> row_periods(const Hdf5TableReader& table, int threads) {
     analysis::RowBandPass* passes[] = {&pass};
     analysis::stream_row_bands(table, passes, threads);
     return pass.take();
-}
-
-void write_row_periods_csv(const std::vector<RowPeriod>& periods, const std::string& path) {
-    std::ofstream out(path);
-    if (!out) throw Error("cannot write " + path);
-    out << "row,preperiod,period,periods_observed,block\n";
-    for (const RowPeriod& r : periods) {
-        out << r.row << ',';
-        if (r.periodicity)
-            out << r.periodicity->preperiod << ',' << r.periodicity->period << ','
-                << r.periodicity->periods_observed << ',';
-        else
-            out << ",,,";
-        for (size_t i = 0; i < r.block.size(); ++i) out << (i ? " " : "") << r.block[i];
-        out << '\n';
-    }
-    out.close();
-    if (!out) throw Error("cannot write " + path + " (disk full?)");
 }
 
 }  // namespace grundy

@@ -1,24 +1,19 @@
 // analyze_table: runs the chosen passes over one file (verify by column bands, the others in
 // one shared row-band stream), stores the results under /analysis, writes the row-periods
 // CSV, and renders the summary as text or JSON.
-#include <hdf5.h>
-
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <memory>
 #include <sstream>
 
-#include "analysis/bands.hpp"
+#include "analysis/message.hpp"
+#include "analysis/passes.hpp"
 #include "grundy/analysis.hpp"
 #include "grundy/error.hpp"
-#include "grundy/version.hpp"
-#include "io/h5_attributes.hpp"
-#include "io/h5_handle.hpp"
+#include "io/analysis_h5.hpp"
 
 namespace grundy {
-
-using io::H5Handle;
 
 bool AnalysisReport::ok() const {
     return (!verify || verify->ok()) && (!ppositions || ppositions->ok()) &&
@@ -40,122 +35,14 @@ void parse_passes(const std::string& text, AnalysisOptions& o) {
         else if (name == "properties")
             o.properties = true;
         else
-            throw Error("unknown pass '" + name +
-                        "' in --passes (periodicity, verify, ppositions, properties)");
+            throw ArgumentError("unknown pass '" + ArgumentError::literal(name) +
+                                "' in {passes} (periodicity, verify, ppositions, properties)");
         any = true;
     }
-    if (!any) throw Error("--passes names no pass");
+    if (!any) throw ArgumentError("{passes} names no pass");
 }
 
 namespace {
-
-void replace_dataset(hid_t group, const char* name, hid_t file_type, hid_t mem_type, int rank,
-                     const hsize_t* dims, const void* data, H5Handle& out) {
-    if (H5Lexists(group, name, H5P_DEFAULT) > 0) H5Ldelete(group, name, H5P_DEFAULT);
-    H5Handle space(H5Screate_simple(rank, dims, nullptr), H5Sclose);
-    out = H5Handle(
-        H5Dcreate2(group, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-        H5Dclose);
-    if (!out.valid() || H5Dwrite(out.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
-        throw Error(std::string("cannot write /analysis/") + name);
-}
-
-void store(const std::string& path, const AnalysisReport& r) {
-    io::silence_hdf5_errors();
-    H5Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
-    if (!file.valid())
-        throw Error("cannot open " + path +
-                    " for writing the results under /analysis (read-only? use --no-store)");
-    H5Handle group;
-    if (H5Lexists(file.get(), "analysis", H5P_DEFAULT) > 0)
-        group = H5Handle(H5Gopen2(file.get(), "analysis", H5P_DEFAULT), H5Gclose);
-    else
-        group = H5Handle(H5Gcreate2(file.get(), "analysis", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                         H5Gclose);
-    if (!group.valid()) throw Error("cannot create the group /analysis in " + path);
-    const hid_t g = group.get();
-    io::write_attribute(g, "software_version", std::string(kVersion));
-    io::write_attribute(g, "created", io::iso8601_now());
-    if (r.periods) {
-        const auto& periods = *r.periods;
-        std::vector<int64_t> table;
-        std::vector<int64_t> blocks;
-        std::vector<uint64_t> offsets{0};
-        for (const RowPeriod& p : periods) {
-            table.push_back(static_cast<int64_t>(p.row));
-            if (p.periodicity) {
-                table.push_back(static_cast<int64_t>(p.periodicity->preperiod));
-                table.push_back(static_cast<int64_t>(p.periodicity->period));
-                table.push_back(static_cast<int64_t>(p.periodicity->periods_observed));
-            } else {
-                table.insert(table.end(), {-1, -1, -1});
-            }
-            blocks.insert(blocks.end(), p.block.begin(), p.block.end());
-            offsets.push_back(blocks.size());
-        }
-        H5Handle d;
-        const hsize_t dims[2] = {periods.size(), 4};
-        replace_dataset(g, "row_periods", H5T_STD_I64LE, H5T_NATIVE_INT64, 2, dims, table.data(),
-                        d);
-        // long_name: what netCDF-4 tools and xarray show for a variable (CF conventions). No
-        // dataset here has a physical unit, so none gets `units`.
-        io::write_attribute(d.get(), "long_name",
-                            std::string("row y, preperiod, period and whole periods observed of "
-                                        "g(x, y) - x along row y (-1: undetermined)"));
-        io::write_attribute(d.get(), "columns",
-                            std::string("row,preperiod,period,periods_observed"));
-        io::write_attribute(d.get(), "criterion", std::string(kRowPeriodCriterion));
-        io::write_attribute(d.get(), "undetermined",
-                            std::string("-1 in preperiod, period and periods_observed"));
-        const hsize_t block_dims[1] = {blocks.size()};
-        replace_dataset(g, "row_blocks", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, block_dims,
-                        blocks.data(), d);
-        io::write_attribute(d.get(), "long_name",
-                            std::string("one period of g(x, y) - x + 2y per row, rows one after "
-                                        "another"));
-        io::write_attribute(d.get(), "description",
-                            std::string("for each row y, one period of g(x, y) - x + 2y from its "
-                                        "preperiod on; row y's block is row_blocks[o[y]:o[y+1]] "
-                                        "with o = row_block_offsets"));
-        const hsize_t offset_dims[1] = {offsets.size()};
-        replace_dataset(g, "row_block_offsets", H5T_STD_U64LE, H5T_NATIVE_UINT64, 1, offset_dims,
-                        offsets.data(), d);
-        io::write_attribute(d.get(), "long_name",
-                            std::string("where row y's block starts in row_blocks (one more "
-                                        "entry than rows: the end)"));
-    }
-    if (r.verify) {
-        io::write_attribute(g, "verify_ok", int32_t{r.verify->ok()});
-        io::write_attribute(g, "verify_cells_checked", r.verify->cells_checked);
-        io::write_attribute(g, "verify_first_wrong",
-                            r.verify->wrong ? r.verify->wrong->describe() : std::string());
-        io::write_attribute(g, "verify_method",
-                            std::string("every cell with x >= y, and every cell whose mirror "
-                                        "(y, x) is outside the table, against the mex of the "
-                                        "stored values of its options, column by column; the "
-                                        "others against their mirror; independent of the "
-                                        "engine"));
-    }
-    if (r.ppositions) {
-        io::write_attribute(g, "ppositions_ok", int32_t{r.ppositions->ok()});
-        io::write_attribute(g, "ppositions_zeros", r.ppositions->zeros);
-        io::write_attribute(g, "ppositions_expected", r.ppositions->expected);
-        io::write_attribute(g, "ppositions_first_disagreement",
-                            r.ppositions->first_disagreement.value_or(""));
-        io::write_attribute(g, "ppositions_method",
-                            std::string("zeros against (a_n, a_n + n) and mirror, a_n = (n + "
-                                        "isqrt(5 n^2)) / 2 in exact integer arithmetic"));
-    }
-    if (r.properties) {
-        io::write_attribute(g, "properties_ok", int32_t{r.properties->ok()});
-        io::write_attribute(g, "properties_method", r.properties->method);
-        for (const PropertyCheck& c : r.properties->checks)
-            io::write_attribute(g, ("property_" + c.name).c_str(),
-                                c.first_violation ? *c.first_violation : std::string("ok"));
-    }
-    group.reset();
-    if (!file.reset()) throw Error("cannot finish writing /analysis in " + path + " (disk full?)");
-}
 
 std::string json_string(const std::string& s) {
     std::string out = "\"";
@@ -192,7 +79,7 @@ std::string block_text(const std::vector<int64_t>& block, size_t limit) {
 
 AnalysisReport analyze_table(const std::string& path, const AnalysisOptions& o) {
     if (!o.csv_path.empty() && !o.periodicity)
-        throw Error("--csv writes the row periods: it needs the periodicity pass");
+        throw ArgumentError("{csv_path} writes the row periods: it needs the periodicity pass");
     const auto start = std::chrono::steady_clock::now();
     AnalysisReport r;
     r.path = path;
@@ -230,8 +117,8 @@ AnalysisReport analyze_table(const std::string& path, const AnalysisOptions& o) 
         if (ppositions) r.ppositions = ppositions->report();
         if (properties) r.properties = analysis::properties_report(*properties, table, o.threads);
     }  // the reader is closed before the file is opened for writing
-    if (o.csv_path.size()) write_row_periods_csv(*r.periods, o.csv_path);
-    if (o.store) store(path, r);
+    if (o.csv_path.size()) write_row_periods_csv(o.csv_path, *r.periods);
+    if (o.store) io::store_analysis(path, r);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return r;
 }

@@ -20,7 +20,8 @@
 #include <random>
 #include <thread>
 
-#include "analysis/bands.hpp"
+#include "analysis/message.hpp"
+#include "analysis/passes.hpp"
 #include "grundy/error.hpp"
 
 namespace grundy {

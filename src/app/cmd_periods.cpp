@@ -20,6 +20,7 @@
 #include "app/signals.hpp"
 #include "grundy/error.hpp"
 #include "grundy/periods.hpp"
+#include "strip/test_hooks.hpp"
 
 namespace grundy::app {
 namespace {
@@ -177,7 +178,8 @@ int run(const po::variables_map& v) {
     o.resume = v["resume"].as<bool>();
     if (o.resume && o.checkpoint.empty()) throw Error("--resume needs --checkpoint FILE");
     o.ring_budget_bytes = count_option(v, "ring-memory", 0, uint64_t{1} << 40);
-    if (v.count("test-delay-us")) o.test_delay_us = count_option(v, "test-delay-us", 0, 1000000);
+    if (v.count("test-delay-us"))
+        strip::test_delay_us = count_option(v, "test-delay-us", 0, 1000000);
     const bool quiet = v["quiet"].as<bool>();
     const bool force = v["force"].as<bool>();
     const std::string output = v.count("output") ? v["output"].as<std::string>() : "";
@@ -232,7 +234,7 @@ int run(const po::variables_map& v) {
         return kExitNotCertified;
     }
     const bool blocks = !v["no-blocks"].as<bool>();
-    if (v.count("csv")) write_periods_csv(v["csv"].as<std::string>(), r, {}, blocks);
+    if (v.count("csv")) write_row_periods_csv(v["csv"].as<std::string>(), r, {}, blocks);
     if (!output.empty()) write_periods_hdf5(output, r, force);
     if (!v.count("csv")) {
         std::cout << "row,preperiod,period,certified,block\n";

@@ -7,6 +7,7 @@
 #include "app/options.hpp"
 #include "grundy/error.hpp"
 #include "grundy/play.hpp"
+#include "io/atomic_file.hpp"
 
 namespace grundy::app {
 namespace {
@@ -59,12 +60,10 @@ int run(const po::variables_map& v) {
                   << " values (try a larger --n)\n";
     if (v.count("csv")) {
         const std::string path = v["csv"].as<std::string>();
-        std::ofstream out(path);
-        if (!out) throw Error("cannot write " + path);
+        io::AtomicTextFile out(path);  // whole or not at all, as every CSV
         out << "n,grundy\n";
-        for (uint64_t i = 0; i < n; ++i) out << i << "," << a.values[i] << "\n";
-        out.close();
-        if (!out) throw Error("cannot write " + path + " (disk full?)");
+        for (uint64_t i = 0; i < n; ++i) out << i << "," << uint64_t{a.values[i]} << "\n";
+        out.commit();
     }
     std::cout << std::flush;
     return 0;

@@ -9,6 +9,7 @@
 
 #include "app/command.hpp"
 #include "app/malloc_tuning.hpp"
+#include "app/option_names.hpp"
 #include "grundy/error.hpp"
 #include "grundy/version.hpp"
 
@@ -60,7 +61,7 @@ int main(int argc, char** argv) {
         if (first == "run") return run_job_file(Args(argv + 2, argv + argc));
         return run_command(*command, Args(argv + 2, argv + argc), nullptr);
     } catch (const grundy::Error& e) {
-        std::cerr << "grundy " << command->name << ": error: " << e.what() << "\n";
+        std::cerr << "grundy " << command->name << ": error: " << cli_message(e) << "\n";
     } catch (const std::bad_alloc&) {
         std::cerr << "grundy " << command->name << ": error: out of memory\n";
     } catch (const std::exception& e) {

@@ -70,11 +70,11 @@ void layout(const TileView& tile, uint32_t chunk_rows, uint32_t chunk_cols, bool
 }
 
 // Appends n > 0 bytes to `out` as the deflate blocks that end a stream. Level 1 is grundy's
-// run-length encoder (io/rle_deflate.hpp), the others libdeflate's. On 16384^2 level 1 used
-// to be libdeflate's too: the run-length encoder makes the high byte planes 0.6% smaller at
-// 2.5 times the speed. It cannot shrink the low bytes of some chunks where libdeflate finds
-// repeats at a distance, so the file grows by 0.7% (305.9 against 303.7 MiB); sending those
-// chunks to libdeflate instead, as found on a sample, cost 0.2 s of a 1.9 s run.
+// run-length encoder (io/rle_deflate.hpp), the others libdeflate's. Level 1 used to be
+// libdeflate's too: the run-length encoder makes the high byte planes a little smaller at more
+// than twice the speed. It cannot shrink the low bytes of some chunks where libdeflate finds
+// repeats at a distance, so the file grows slightly; sending those chunks to libdeflate
+// instead, as found on a sample, cost more time than it saved bytes.
 void deflate_final(int level, const uint8_t* p, size_t n, std::vector<uint8_t>& out) {
     if (level == 1) return rle_deflate(p, n, out);
     libdeflate_compressor* c = compressor_for(level);

@@ -110,4 +110,20 @@ std::optional<std::string> read_string_attribute(hid_t object, const char* name)
     return std::string(buf.data());
 }
 
+H5Handle create_vector_dataset(hid_t parent, const char* name, hid_t file_type, uint64_t n,
+                               uint64_t chunk, int deflate_level) {
+    const hsize_t dims[1] = {n};
+    H5Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose);
+    H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    if (chunk > 0) {
+        const hsize_t chunk_dims[1] = {chunk};
+        H5Pset_chunk(dcpl.get(), 1, chunk_dims);
+        H5Pset_shuffle(dcpl.get());
+        H5Pset_deflate(dcpl.get(), static_cast<unsigned>(deflate_level));
+    }
+    return H5Handle(
+        H5Dcreate2(parent, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+        H5Dclose);
+}
+
 }  // namespace grundy::io

@@ -3,6 +3,7 @@
 
 #include <hdf5.h>
 
+#include <cstdint>
 #include <utility>
 
 namespace grundy::io {
@@ -38,6 +39,11 @@ class H5Handle {
     hid_t id_ = H5I_INVALID_HID;
     Closer closer_ = nullptr;
 };
+
+// A new 1-D dataset of n values stored as `file_type`, chunked by `chunk` values (0:
+// contiguous) with shuffle + deflate at `deflate_level`; invalid where HDF5 refused it.
+H5Handle create_vector_dataset(hid_t parent, const char* name, hid_t file_type, uint64_t n,
+                               uint64_t chunk, int deflate_level);
 
 // HDF5 prints its error stack to stderr by default (20 lines of HDF5-DIAG for a full disk);
 // the library reports errors itself, in one line. The switch is per thread (thread-safe

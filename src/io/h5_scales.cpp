@@ -16,16 +16,10 @@ namespace {
 // One coordinate dataset 0..n-1, written in slabs so that a long axis never needs n values in
 // memory. Shuffle + deflate leave a few bytes per chunk of these runs.
 H5Handle write_coordinate(hid_t file, const char* name, uint64_t n, const std::string& long_name) {
+    H5Handle ds = create_vector_dataset(file, name, H5T_STD_U32LE, n,
+                                        std::min<uint64_t>(n, uint64_t{1} << 16), 1);
     const hsize_t dims[1] = {n};
     H5Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose);
-    H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-    const hsize_t chunk[1] = {std::min<hsize_t>(n, hsize_t{1} << 16)};
-    H5Pset_chunk(dcpl.get(), 1, chunk);
-    H5Pset_shuffle(dcpl.get());
-    H5Pset_deflate(dcpl.get(), 1);
-    H5Handle ds(
-        H5Dcreate2(file, name, H5T_STD_U32LE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-        H5Dclose);
     auto fail = [&] { throw Error(std::string("cannot write the coordinate /") + name); };
     if (!ds.valid()) fail();
     constexpr uint64_t kSlab = uint64_t{1} << 20;

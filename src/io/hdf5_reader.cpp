@@ -15,6 +15,7 @@
 #include "io/chunk_codec.hpp"
 #include "io/h5_attributes.hpp"
 #include "io/h5_handle.hpp"
+#include "io/stored_chunks.hpp"
 
 namespace grundy {
 

@@ -10,6 +10,7 @@
 #include "grundy/hdf5_reader.hpp"
 #include "grundy/memory_table.hpp"
 #include "grundy/play.hpp"
+#include "play/exact_sqrt.hpp"
 
 namespace grundy {
 namespace {
@@ -143,11 +144,11 @@ WythoffValues WythoffValues::computed(const GameSum& sum, uint64_t max_cells, in
     if (rows > 0) {
         const uint128 cells = static_cast<uint128>(rows) * cols;
         if (cells > max_cells)
-            throw Error("the Wythoff components need a table of " + std::to_string(rows) +
-                        " rows x " + std::to_string(cols) + " columns, more than the " +
-                        std::to_string(max_cells) +
-                        " cells computed on the fly; store one with grundy compute and give "
-                        "--table F.h5");
+            throw ArgumentError(
+                "the Wythoff components need a table of " + std::to_string(rows) + " rows x " +
+                std::to_string(cols) + " columns, more than the " + std::to_string(max_cells) +
+                " cells computed on the fly; store one with grundy compute and give "
+                "{table} F.h5");
         EngineOptions o;
         o.rows = rows;
         o.cols = cols;

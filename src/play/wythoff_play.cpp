@@ -6,6 +6,7 @@
 
 #include "grundy/error.hpp"
 #include "grundy/play.hpp"
+#include "play/exact_sqrt.hpp"
 
 namespace grundy {
 namespace {

@@ -17,6 +17,7 @@
 #include <string>
 #include <thread>
 
+#include "app/option_names.hpp"
 #include "grundy/engine.hpp"
 #include "grundy/error.hpp"
 
@@ -36,7 +37,7 @@ auto file_call(F&& f) -> decltype(f()) {
     try {
         return f();
     } catch (const Error& e) {
-        throw FileError(e.what());
+        throw FileError(app::cli_message(e));
     }
 }
 

@@ -159,7 +159,7 @@ PYBIND11_MODULE(grundy, m) {
                 type = PyExc_FileExistsError;
             PyErr_SetString(type, e.what());
         } catch (const grundy::Error& e) {
-            PyErr_SetString(PyExc_ValueError, e.what());
+            PyErr_SetString(PyExc_ValueError, grundy::app::cli_message(e).c_str());
         }
     });
 

@@ -49,6 +49,7 @@
 #include "strip/checkpoint.hpp"
 #include "strip/row_records.hpp"
 #include "strip/strip.hpp"
+#include "strip/test_hooks.hpp"
 
 namespace grundy {
 namespace {
@@ -76,8 +77,8 @@ class Runner {
     // the run must stop.
     bool after_block(SearchState& p, const Strip& strip, PeriodsResult& result, uint64_t columns) {
         // One sleep per column, as the tests' timings were set for (a sleep overshoots).
-        for (uint64_t i = 0; o_.test_delay_us && i < columns; ++i)
-            std::this_thread::sleep_for(std::chrono::microseconds(o_.test_delay_us));
+        for (uint64_t i = 0; strip::test_delay_us.load() && i < columns; ++i)
+            std::this_thread::sleep_for(std::chrono::microseconds(strip::test_delay_us.load()));
         const bool stop = o_.cancel && o_.cancel->load(std::memory_order_relaxed);
         if (o_.checkpoint.empty()) {
             if (stop) result.status = PeriodsResult::Status::Interrupted;
@@ -248,7 +249,7 @@ class Certification {
     // The block ends where a state must be saved, or where the phase ends. Short blocks under
     // --test-delay-us, so that tests can stop a run between any two of them.
     uint64_t block_end(uint64_t next) const {
-        uint64_t end = next + (o_.test_delay_us ? 16 : kBlockColumns);
+        uint64_t end = next + (strip::test_delay_us.load() ? 16 : kBlockColumns);
         if (p_.found) return std::min(end, p_.x0 + p_.ring_len + 1);
         if (o_.max_cols) end = std::min(end, o_.max_cols);
         if (next <= first_saved()) return std::min(end, first_saved() + 1);
@@ -352,7 +353,8 @@ class Certification {
         const uint64_t last = p_.x0 + p_.period;
         for (;;) {
             const uint64_t next = pass.columns_done();
-            uint64_t end = std::min(next + (o_.test_delay_us ? 16 : kBlockColumns), last + 1);
+            uint64_t end =
+                std::min(next + (strip::test_delay_us.load() ? 16 : kBlockColumns), last + 1);
             if (next <= p_.x0) end = std::min(end, p_.x0 + 1);
             engine::StripBlock b;
             b.columns = end - next;
@@ -415,33 +417,11 @@ class Certification {
 
 PeriodsResult certify_row_periods(const PeriodsOptions& o) {
     if (o.rows == 0 || o.rows > kMaxRows)
-        throw Error("--rows must be between 1 and " + std::to_string(kMaxRows) + ", got " +
-                    std::to_string(o.rows));
-    if (!(o.checkpoint_every >= 0)) throw Error("--checkpoint-every must be >= 0 seconds");
-    if (o.resume && o.checkpoint.empty()) throw Error("--resume needs --checkpoint FILE");
+        throw ArgumentError("{rows} must be between 1 and " + std::to_string(kMaxRows) + ", got " +
+                            std::to_string(o.rows));
+    if (!(o.checkpoint_every >= 0)) throw ArgumentError("{checkpoint_every} must be >= 0 seconds");
+    if (o.resume && o.checkpoint.empty()) throw ArgumentError("{resume} needs {checkpoint} FILE");
     return Certification(o).run();
-}
-
-void write_periods_csv(const std::string& path, const PeriodsResult& result,
-                       const std::vector<std::string>& comment, bool blocks) {
-    const std::string tmp = path + ".part";
-    {
-        std::ofstream out(tmp);
-        if (!out) throw Error("cannot write " + path);
-        for (const auto& c : comment) out << "# " << c << "\n";
-        out << "row,preperiod,period,certified,block\n";
-        for (const auto& r : result.rows) {
-            out << r.row << ',' << r.preperiod << ',' << r.period << ",1,";
-            for (size_t i = 0; blocks && i < r.block.size(); ++i)
-                out << (i ? " " : "") << r.block[i];
-            out << '\n';
-        }
-        out.flush();
-        if (!out) throw Error("cannot write " + path + " (disk full?)");
-    }
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec) throw Error("cannot rename " + tmp + " to " + path + ": " + ec.message());
 }
 
 }  // namespace grundy

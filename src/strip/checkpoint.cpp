@@ -1,17 +1,15 @@
 // The checkpoint file (checkpoint.hpp).
 #include "strip/checkpoint.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "grundy/error.hpp"
+#include "io/atomic_file.hpp"
 
 namespace grundy::strip {
 namespace {
@@ -87,20 +85,6 @@ std::string encode_head(const SearchState& p) {
     return body;
 }
 
-void write_all(int fd, const char* data, uint64_t n, const std::string& tmp) {
-    uint64_t done = 0;
-    while (done < n) {
-        const ssize_t k = ::write(fd, data + done, std::min<uint64_t>(n - done, 1u << 30));
-        if (k < 0 && errno == EINTR) continue;  // a stop signal may arrive while we save
-        if (k <= 0) {
-            const int err = errno;
-            ::close(fd);
-            throw Error("cannot write checkpoint " + tmp + ": " + std::strerror(err));
-        }
-        done += static_cast<uint64_t>(k);
-    }
-}
-
 // The settled rows, checked as far as the file can say: at most `rows`, growing, in phase 1, with
 // a period that divides the ring.
 void read_settled(Reader& r, SearchState& p, uint64_t rows, const std::string& bad) {
@@ -135,34 +119,11 @@ void write_checkpoint(const std::string& path, const SearchState& p, uint64_t ro
     put64(header, rows);
     put64(header, body.size() + ring_bytes);
 
-    const std::string tmp = path + ".tmp";
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) throw Error("cannot write checkpoint " + tmp + ": " + std::strerror(errno));
-    try {
-        write_all(fd, header.data(), header.size(), tmp);
-        write_all(fd, body.data(), body.size(), tmp);
-        if (ring_bytes) write_all(fd, ring, ring_bytes, tmp);
-        const int synced = ::fsync(fd) == 0 ? 0 : errno;
-        const int closed = ::close(fd) == 0 ? 0 : errno;
-        if (synced || closed)
-            throw Error("cannot flush checkpoint " + tmp + ": " +
-                        std::strerror(synced ? synced : closed));
-        if (std::rename(tmp.c_str(), path.c_str()) != 0)
-            throw Error("cannot rename " + tmp + " to " + path + ": " + std::strerror(errno));
-    } catch (...) {
-        // A partial file must not take the disk space the user will free for the next try.
-        ::unlink(tmp.c_str());
-        throw;
-    }
-    // The rename itself must reach the disk too.
-    const std::string dir = fs::path(path).parent_path().empty()
-                                ? std::string(".")
-                                : fs::path(path).parent_path().string();
-    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        ::fsync(dfd);
-        ::close(dfd);
-    }
+    io::AtomicFile out(path, "checkpoint");
+    out.write(header.data(), header.size());
+    out.write(body.data(), body.size());
+    if (ring_bytes) out.write(ring, ring_bytes);
+    out.commit();
 }
 
 SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t state_words) {
@@ -182,8 +143,8 @@ SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t sta
         throw Error(bad + "has format version " + std::to_string(version) + ", this program " +
                     "reads version " + std::to_string(kVersion));
     if (file_rows != rows)
-        throw Error(bad + "is for --rows " + std::to_string(file_rows) + ", not " +
-                    std::to_string(rows));
+        throw ArgumentError(ArgumentError::literal(bad) + "is for {rows} " +
+                            std::to_string(file_rows) + ", not " + std::to_string(rows));
     std::error_code ec;
     const uint64_t file_size = fs::file_size(path, ec);
     if (ec || file_size != size + 32) throw Error(bad + "is truncated (corrupt)");

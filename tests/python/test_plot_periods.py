@@ -44,3 +44,55 @@ def test_bad_csvs(tmp_path):
                        tmp_path / f"{i}.png")
         assert r.returncode == 2 and message in r.stderr, (text, r.stderr)
         assert "Traceback" not in r.stderr
+
+
+def test_every_row_periods_header(tmp_path):
+    """The one format both commands write now, and the two each wrote before it (the committed
+    jobs/results/*.csv keep the periods one)."""
+    rows = "0,0,1,{0}0\n1,0,3,{0}3 3 0\n2,,,{1}\n"
+    headers = {
+        "row,preperiod,period,periods_observed,certified,block\n": ("9,0,", ",0,"),
+        "row,preperiod,period,periods_observed,block\n": ("9,", ","),
+        "row,preperiod,period,certified,block\n": ("1,", "0,"),
+    }
+    for i, (header, (fill, undetermined)) in enumerate(headers.items()):
+        path = write(tmp_path, header + rows.format(fill, undetermined), f"p{i}.csv")
+        r = run_script("plot_periods.py", path, "-o", tmp_path / f"p{i}.png", "--dpi", 30)
+        assert r.returncode == 0, (header, r.stderr)
+        assert "2 rows plotted, 1 skipped" in r.stdout, (header, r.stdout)
+
+
+def test_hdf5_of_both_commands(tmp_path, table, grundy_exe):
+    """The HDF5 files of `grundy analyze` (rows of the table, not certified) and of
+    `grundy periods --output` (certified), read through /analysis/row_periods."""
+    import shutil
+    import subprocess
+
+    analysed = tmp_path / "analysed.h5"
+    shutil.copy(table, analysed)
+    subprocess.run([grundy_exe, "analyze", str(analysed), "--passes", "periodicity"], check=True,
+                   capture_output=True)
+    certified = tmp_path / "certified.h5"
+    subprocess.run([grundy_exe, "periods", "--rows", "12", "--output", str(certified), "-q"],
+                   check=True, capture_output=True)
+    for path, plotted in ((analysed, None), (certified, "12 rows plotted, 0 skipped")):
+        r = run_script("plot_periods.py", path, "-o", tmp_path / (path.stem + ".png"),
+                       "--dpi", 30)
+        assert r.returncode == 0, r.stderr
+        assert "rows plotted" in r.stdout, r.stdout
+        if plotted:
+            assert plotted in r.stdout, r.stdout
+
+
+def test_hdf5_before_the_group_layout(tmp_path):
+    """A file analysed before the one layout: an int64 [rows, 4] dataset (-1: undetermined)."""
+    import h5py
+    import numpy as np
+
+    path = tmp_path / "old.h5"
+    with h5py.File(path, "w") as f:
+        f.create_dataset("analysis/row_periods", data=np.array(
+            [(0, 0, 1, 9), (1, 0, 3, 9), (2, 0, 3, 9), (3, -1, -1, -1)], dtype=np.int64))
+    r = run_script("plot_periods.py", path, "-o", tmp_path / "old.png", "--dpi", 30)
+    assert r.returncode == 0, r.stderr
+    assert "3 rows plotted, 1 skipped" in r.stdout, r.stdout

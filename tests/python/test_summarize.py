@@ -2,6 +2,7 @@
 reference table and Wythoff's formula) and lists whatever is under /analysis."""
 
 import shutil
+import subprocess
 
 import h5py
 import numpy as np
@@ -54,6 +55,35 @@ def test_summary_lists_analysis(tmp_path, table):
     assert "| 1 | 0 | 3 |" in s
     assert row(s, "method") == "z-function"
     assert "### `/analysis/nested/counts`" in s and "40 more rows not shown" in s
+
+
+def test_summary_prints_row_periods_as_one_table(tmp_path, table, grundy_exe):
+    """/analysis/row_periods as `grundy analyze` and `grundy periods` write it: a group of one
+    column per dataset, printed as one table with the row's fields side by side."""
+    copy = tmp_path / "analysed.h5"
+    shutil.copy(table, copy)
+    subprocess.run([grundy_exe, "analyze", str(copy), "--passes", "periodicity"], check=True,
+                   capture_output=True)
+    out = tmp_path / "summary.md"
+    r = run_script("summarize.py", copy, "-o", out, "--analysis-rows", 5)
+    assert r.returncode == 0, r.stderr
+    s = out.read_text()
+    assert "### `/analysis/row_periods` (group)" in s
+    assert "| row | preperiod | period | periods_observed | certified |" in s
+    assert "| 4 | 9 | 12 | " in s  # row 4: preperiod 9, period 12 (OEIS A004485)
+    assert "### `/analysis/row_periods/period`" not in s  # not again as a dataset of its own
+
+
+def test_summary_of_a_periods_file(tmp_path, grundy_exe):
+    """`grundy periods --output` writes results without a table: summarised all the same."""
+    path = tmp_path / "p.h5"
+    subprocess.run([grundy_exe, "periods", "--rows", "6", "--output", str(path), "-q"],
+                   check=True, capture_output=True)
+    r = run_script("summarize.py", path)
+    assert r.returncode == 0, r.stderr
+    assert "### `/analysis/row_periods` (group)" in r.stdout
+    assert "| 3 | 8 | 6 | 0 | 1 |" in r.stdout  # row 3: preperiod 8, period 6, certified
+    assert row(r.stdout, "P") == "24"  # the certificate: x0 and P (rows 0..5: P = 24)
 
 
 def test_no_scan(table):

@@ -1,4 +1,4 @@
-// Helpers for the analysis tests: scratch directories, tables written through the real writer,
+// Helpers for the analysis tests: tables written through the real writer,
 // one cell overwritten with the HDF5 C API, the bad files every reader must refuse, and
 // properties reports looked into.
 #pragma once
@@ -18,27 +18,9 @@
 #include "grundy/analysis.hpp"
 #include "grundy/engine.hpp"
 #include "grundy/hdf5_writer.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace grundy::testing {
-
-class ScratchDir {
-  public:
-    ScratchDir() {
-        static std::atomic<int> counter{0};
-        path_ = std::filesystem::temp_directory_path() /
-                ("grundy-analysis-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-        std::filesystem::remove_all(path_);
-        std::filesystem::create_directories(path_);
-    }
-    ~ScratchDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path_, ec);
-    }
-    std::string file(const std::string& name) const { return (path_ / name).string(); }
-
-  private:
-    std::filesystem::path path_;
-};
 
 // The check called `name` in a properties report (a test failure if there is none).
 inline PropertyCheck find_check(const PropertiesReport& r, const std::string& name) {
@@ -123,6 +105,20 @@ inline std::vector<std::pair<std::string, std::string>> bad_files(const ScratchD
     set_complete(incomplete, 0);
     files.emplace_back(incomplete, "incomplete");
     return files;
+}
+
+// Every row's period, preperiod, periods observed and block, as one text to compare.
+inline std::string periods_text(const std::vector<RowPeriod>& periods) {
+    std::ostringstream out;
+    for (const RowPeriod& r : periods) {
+        out << r.row << ":";
+        if (r.periodicity)
+            out << r.periodicity->preperiod << "," << r.periodicity->period << ","
+                << r.periodicity->periods_observed;
+        for (int64_t b : r.block) out << " " << b;
+        out << "\n";
+    }
+    return out.str();
 }
 
 }  // namespace grundy::testing

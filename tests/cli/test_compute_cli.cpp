@@ -9,26 +9,22 @@
 #include <fstream>
 #include <thread>
 
-#include "cli_runner.hpp"
 #include "grundy/engine.hpp"
 #include "grundy/error.hpp"
 #include "grundy/hdf5_reader.hpp"
 #include "grundy/memory_table.hpp"
-#include "reference.hpp"
+#include "support/cli.hpp"
+#include "support/reference.hpp"
+#include "support/scratch_dir.hpp"
+#include "support/table_files.hpp"
 
 namespace grundy {
 namespace {
 
-using testing::expect_file_equals;
-using testing::run_grundy;
-using testing::slurp;
-using testing::spawn_grundy;
-using testing::table_in_memory;
-using testing::TempDir;
-using testing::wait_grundy;
+using namespace testing;  // tests/support: scratch directories, the CLI, tables
 
 TEST(CliCompute, Hdf5RoundTrip) {
-    TempDir dir;
+    ScratchDir dir;
     const std::string f = dir.file("t.h5");
     const auto r = run_grundy("compute --rows 150 --cols 317 --tile 64 --threads 2 -o " + f);
     ASSERT_EQ(r.status, 0) << r.output;
@@ -83,7 +79,7 @@ TEST(CliCompute, Hdf5RoundTrip) {
 }
 
 TEST(CliCompute, NoCompressionAndWideValues) {
-    TempDir dir;
+    ScratchDir dir;
     // X + Y - 2 > 65535: stored as 32-bit values.
     ASSERT_EQ(run_grundy("compute --rows 3 --cols 70000 --compression none -o " + dir.file("w.h5"))
                   .status,
@@ -99,7 +95,7 @@ TEST(CliCompute, NoCompressionAndWideValues) {
 // Blosc (filter 32001): values read back by our reader's own decoder and by HDF5 through the
 // filter plugin, and the filter's parameters as its plugin writes them.
 TEST(CliCompute, BloscRoundTrip) {
-    TempDir dir;
+    ScratchDir dir;
     const auto expected = table_in_memory(150, 317);
     for (const std::string c : {"blosc", "blosc:zstd:3", "blosc:blosclz:9"}) {
         const std::string f = dir.file(c.substr(0, 6) + std::to_string(c.size()) + ".h5");
@@ -136,7 +132,7 @@ TEST(CliCompute, BloscRoundTrip) {
 }
 
 TEST(CliCompute, RefusesToOverwriteWithoutForce) {
-    TempDir dir;
+    ScratchDir dir;
     const std::string f = dir.file("t.h5");
     ASSERT_EQ(run_grundy("compute --rows 20 --cols 20 -q -o " + f).status, 0);
     const auto again = run_grundy("compute --rows 20 --cols 20 -q -o " + f);
@@ -154,7 +150,7 @@ struct BadInput {
 class CliBadInput : public ::testing::TestWithParam<BadInput> {};
 
 TEST_P(CliBadInput, ExitStatusTwoAndOneClearLine) {
-    TempDir dir;
+    ScratchDir dir;
     std::string args = GetParam().args;
     for (size_t p; (p = args.find("DIR")) != std::string::npos;)
         args.replace(p, 3, dir.path().string());
@@ -197,7 +193,7 @@ void write_file(const std::string& path, const std::string& text) {
 }
 
 TEST(CliRun, JobFileWithOverrides) {
-    TempDir dir;
+    ScratchDir dir;
     const std::string job = dir.file("job.ini");
     write_file(job, "# a job\n[compute]\nrows = 40\ncols = 50\noutput = " + dir.file("a.h5") +
                         "\nquiet = true\n");
@@ -210,7 +206,7 @@ TEST(CliRun, JobFileWithOverrides) {
 }
 
 TEST(CliRun, MalformedJobFiles) {
-    TempDir dir;
+    ScratchDir dir;
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"[compute\nrows = 4\n", "malformed section header"},
         {"[nonsense]\nrows = 4\n", "unknown section"},
@@ -277,16 +273,15 @@ TEST(CliCompute, TunedProcessKeepsItsName) {
 #if defined(__SANITIZE_ADDRESS__)
     GTEST_SKIP() << "no malloc tuning in sanitizer builds";
 #else
-    TempDir dir;
+    ScratchDir dir;
     const pid_t pid =
         spawn_grundy("compute --rows 16384 --cols 16384 --no-output", dir.file("log"));
     ASSERT_GT(pid, 0);
     const std::string proc = "/proc/" + std::to_string(pid);
-    bool tuned = false;
-    for (int i = 0; i < 400 && !tuned; ++i) {  // until the second exec is done (at most 4 s)
-        tuned = slurp(proc + "/environ").find("glibc.malloc.hugetlb=1") != std::string::npos;
-        if (!tuned) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    // Until the second exec is done (the run lasts seconds more).
+    const bool tuned = wait_for(pid, [&] {
+        return slurp(proc + "/environ").find("glibc.malloc.hugetlb=1") != std::string::npos;
+    });
     const std::string name = slurp(proc + "/comm");
     kill(pid, SIGKILL);
     wait_grundy(pid);
@@ -307,18 +302,16 @@ TEST(CliCompute, HelpAndVersion) {
 }
 
 // SIGTERM stops the run cleanly: exit status 75 (EX_TEMPFAIL), one line saying how far it got and
-// how to go on, and the file kept for --resume, marked incomplete (test_cli_resume.cpp goes on from
+// how to go on, and the file kept for --resume, marked incomplete (test_resume_cli.cpp goes on from
 // there).
 TEST(CliCompute, InterruptedRunKeepsResumableFile) {
-    TempDir dir;
+    ScratchDir dir;
     const std::string f = dir.file("big.h5");
     const pid_t pid = testing::spawn_grundy("compute --rows 6000 --cols 6000 --threads 1 -o " + f,
                                             dir.file("log"));
     ASSERT_GT(pid, 0);
-    // Wait until the file exists (the run is under way), then stop it.
-    for (int i = 0; i < 200 && !std::filesystem::exists(f); ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    // Stop it once it has written its first megabyte of chunks (the run is under way).
+    ASSERT_TRUE(testing::wait_for_file_size(pid, f, 1 << 20));
     ASSERT_EQ(::kill(pid, SIGTERM), 0);
     EXPECT_EQ(testing::wait_grundy(pid), 75);
     const std::string text = slurp(dir.file("log"));

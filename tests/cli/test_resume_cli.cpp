@@ -20,32 +20,22 @@
 #include <thread>
 #include <vector>
 
-#include "cli_runner.hpp"
 #include "grundy/engine.hpp"
 #include "grundy/error.hpp"
 #include "grundy/hdf5_reader.hpp"
 #include "grundy/memory_table.hpp"
+#include "support/cli.hpp"
+#include "support/scratch_dir.hpp"
+#include "support/table_files.hpp"
 
 namespace grundy {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::run_grundy;
-using testing::slurp;
-using testing::spawn_grundy;
-using testing::table_in_memory;
-using testing::TempDir;
-using testing::wait_grundy;
+using namespace testing;  // tests/support: scratch directories, the CLI, tables
 
 size_t lines(const std::string& text) {
     return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
-}
-
-bool still_running(pid_t pid) {
-    siginfo_t info{};
-    // WNOWAIT: look without reaping, so wait_grundy still gets the status.
-    return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-           info.si_pid == 0;
 }
 
 struct Stopped {
@@ -60,12 +50,7 @@ Stopped stop_when(const std::string& args, const std::string& file, uintmax_t by
     const pid_t pid = spawn_grundy(args, log);
     EXPECT_GT(pid, 0);
     if (pid <= 0) return {};
-    for (;;) {
-        std::error_code ec;
-        const uintmax_t size = fs::file_size(file, ec);
-        if ((!ec && size >= bytes) || !still_running(pid)) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    testing::wait_for_file_size(pid, file, bytes);
     ::kill(pid, sig);
     Stopped s;
     s.status = wait_grundy(pid);
@@ -127,7 +112,7 @@ std::string command(const RunSpec& r, const std::string& file) {
 
 class CliResume : public ::testing::Test {
   protected:
-    TempDir dir;
+    ScratchDir dir;
     // Runs `args`, writing `file`, and stops it by `sig` once it has written half the size of
     // `uninterrupted` (the same table's finished file).
     Stopped stop_halfway(const std::string& args, const std::string& file,
@@ -139,7 +124,7 @@ class CliResume : public ::testing::Test {
 // SIGTERM at several moments (by how much of the file is written), each resumed; one of them
 // stopped again while resuming and resumed once more. Both engine modes: a square (symmetric)
 // and a tall table (general: mirrored tiles filled into their sets).
-void stop_and_resume_at_several_moments(const RunSpec& run, const TempDir& dir) {
+void stop_and_resume_at_several_moments(const RunSpec& run, const ScratchDir& dir) {
     auto file = [&](const std::string& name) { return dir.file(name); };
     const std::string reference = file("uninterrupted.h5");
     const auto r = run_grundy(command(run, reference) + " -q");
@@ -354,29 +339,11 @@ TEST_F(CliResume, HardKill) {
 // ignore it itself. Returns the exit status, or 128 + signal.
 int run_with_file_limit(const std::string& args, rlim_t limit, const std::string& log,
                         const std::vector<std::string>& env = {}) {
-    std::vector<std::string> words = {GRUNDY_EXE};
-    std::istringstream in(args);
-    for (std::string w; in >> w;) words.push_back(w);
-    std::vector<char*> argv;
-    for (auto& w : words) argv.push_back(w.data());
-    argv.push_back(nullptr);
-    std::vector<std::string> vars(env);
-    for (char** e = environ; *e; ++e) vars.push_back(*e);
-    std::vector<char*> envp;
-    for (auto& e : vars) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    const pid_t pid = ::fork();
-    if (pid == 0) {  // only async-signal-safe calls from here to exec
-        const rlimit r{limit, limit};
-        ::signal(SIGXFSZ, SIG_DFL);
-        const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (::setrlimit(RLIMIT_FSIZE, &r) != 0 || fd < 0 || ::dup2(fd, STDOUT_FILENO) < 0 ||
-            ::dup2(fd, STDERR_FILENO) < 0)
-            ::_exit(126);
-        ::execve(GRUNDY_EXE, argv.data(), envp.data());
-        ::_exit(127);
-    }
-    return pid > 0 ? wait_grundy(pid) : -1;
+    testing::SpawnOptions o;
+    o.log = log;
+    o.file_size_limit = limit;
+    o.env = env;
+    return wait_grundy(spawn_grundy(testing::words(args), o));
 }
 
 // "stopped after N of M tiles": N, or -1.
@@ -466,9 +433,8 @@ TEST_F(CliResume, SecondSignalAbortsAtOnce) {
     const std::string f = dir.file("f.h5");
     const pid_t pid = spawn_grundy(command(run, f), dir.file("log"));
     ASSERT_GT(pid, 0);
-    while (!fs::exists(f) && still_running(pid))
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    // Under way: its first chunks written.
+    testing::wait_for_file_size(pid, f, 256 << 10);
     ::kill(pid, SIGTERM);
     ::kill(pid, SIGINT);  // another signal number, so the two are not merged into one
     const int status = wait_grundy(pid);

@@ -6,12 +6,12 @@
 #include <sstream>
 #include <vector>
 
-#include "analysis_fixtures.hpp"
 #include "grundy/array_analysis.hpp"
 #include "grundy/engine.hpp"
 #include "grundy/error.hpp"
 #include "grundy/hdf5_reader.hpp"
 #include "grundy/memory_table.hpp"
+#include "support/analysis_fixtures.hpp"
 
 namespace grundy::testing {
 namespace {
@@ -33,21 +33,9 @@ Arrays arrays_of(const Hdf5TableReader& file, uint64_t pad) {
     return a;
 }
 
-std::string periods_text(const std::vector<RowPeriod>& periods) {
-    std::ostringstream out;
-    for (const RowPeriod& r : periods) {
-        out << r.row << ":";
-        if (r.periodicity)
-            out << r.periodicity->preperiod << "," << r.periodicity->period << ","
-                << r.periodicity->periods_observed;
-        for (int64_t b : r.block) out << " " << b;
-        out << "\n";
-    }
-    return out.str();
-}
-
 void expect_same(const Hdf5TableReader& file, const TableArray& array) {
-    EXPECT_EQ(periods_text(row_periods(array, 2)), periods_text(row_periods(file, 2)));
+    EXPECT_EQ(testing::periods_text(row_periods(array, 2)),
+              testing::periods_text(row_periods(file, 2)));
     const VerifyReport va = verify_table(array, 2), vf = verify_table(file, 2);
     // A failed verify stops after the band of its wrong cell: bands differ in width.
     if (vf.ok()) {
@@ -75,6 +63,27 @@ TEST(ArrayAnalysis, SameResultsAsTheFile) {
         EXPECT_TRUE(verify_table(a.a16()).ok());
         EXPECT_TRUE(check_properties(a.a32()).ok());
     }
+}
+
+// The passes on a table computed into memory, never written: rows 0-4 have the periods of
+// OEIS A004482-A004485, and every check passes.
+TEST(ArrayAnalysis, MemoryTableWithoutAFile) {
+    MemoryTable t;
+    EngineOptions o;
+    o.rows = 6;
+    o.cols = 2048;
+    compute_table(o, t);
+    const TableArray a = table_array(t);
+    const auto periods = row_periods(a, 2);
+    ASSERT_EQ(periods.size(), 6u);
+    const uint64_t expected[] = {1, 3, 3, 6, 12};
+    for (int y = 0; y < 5; ++y) {
+        ASSERT_TRUE(periods[y].periodicity) << y;
+        EXPECT_EQ(periods[y].periodicity->period, expected[y]) << y;
+    }
+    EXPECT_TRUE(verify_table(a, 2).ok());
+    EXPECT_TRUE(check_ppositions(a, 2).ok());
+    EXPECT_TRUE(check_properties(a, 2).ok());
 }
 
 TEST(ArrayAnalysis, OneWrongCellIsNamedAsInTheFile) {

@@ -10,22 +10,19 @@
 #include <random>
 #include <sstream>
 
-#include "analysis/bands.hpp"
-#include "analysis_fixtures.hpp"
+#include "analysis/passes.hpp"
 #include "grundy/analysis.hpp"
 #include "grundy/error.hpp"
 #include "grundy/memory_table.hpp"
 #include "grundy/play.hpp"
-#include "reference.hpp"
+#include "play/exact_sqrt.hpp"
+#include "support/analysis_fixtures.hpp"
+#include "support/reference.hpp"
 
 namespace grundy {
 namespace {
 
-using testing::corrupt_cell;
-using testing::find_check;
-using testing::properties_text;
-using testing::ScratchDir;
-using testing::write_table;
+using namespace testing;  // tests/support: scratch directories, the CLI, tables
 
 // Row periods 1, 3, 3, 6, 12 of rows 0-4: OEIS A004482-A004485 (and row 0: g(x, 0) = x).
 TEST(AnalysisPeriods, PublicPeriodsOfRowsZeroToFour) {

@@ -10,8 +10,8 @@
 #include "grundy/engine.hpp"
 #include "grundy/error.hpp"
 #include "grundy/memory_table.hpp"
-#include "kernel_builds.hpp"
-#include "reference.hpp"
+#include "support/kernel_builds.hpp"
+#include "support/reference.hpp"
 
 namespace grundy {
 namespace {

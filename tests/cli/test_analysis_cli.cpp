@@ -7,32 +7,20 @@
 #include <fstream>
 #include <sstream>
 
-#include "analysis_fixtures.hpp"
 #include "grundy/analysis.hpp"
 #include "grundy/hdf5_reader.hpp"
 #include "io/h5_attributes.hpp"
+#include "support/analysis_fixtures.hpp"
+#include "support/cli.hpp"
 
 namespace grundy {
 namespace {
 
 using testing::ScratchDir;
 
-struct Result {
-    int status = -1;
-    std::string output;  // stdout and stderr together
-};
-
+using Result = testing::RunResult;
 Result run(const std::string& args) {
-    const std::string command = std::string(GRUNDY_EXE) + " " + args + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    Result r;
-    if (!pipe) return r;
-    char buffer[4096];
-    size_t n;
-    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) r.output.append(buffer, n);
-    const int status = pclose(pipe);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
+    return testing::run_grundy(args);
 }
 
 std::vector<std::vector<std::string>> read_csv(const std::string& path) {
@@ -66,23 +54,26 @@ TEST(AnalysisCli, AnalyzeWritesCsvJsonAndTheAnalysisGroup) {
     const auto rows = read_csv(csv);
     ASSERT_EQ(rows.size(), 7u);
     EXPECT_EQ(rows[0], (std::vector<std::string>{"row", "preperiod", "period", "periods_observed",
-                                                 "block"}));
+                                                 "certified", "block"}));
     const char* periods[] = {"1", "3", "3", "6", "12"};  // OEIS A004482-A004485
     for (int y = 0; y < 5; ++y) {
         EXPECT_EQ(rows[y + 1][0], std::to_string(y));
         EXPECT_EQ(rows[y + 1][2], periods[y]) << "row " << y;
     }
-    EXPECT_EQ(rows[2][4], "3 3 0");
+    EXPECT_EQ(rows[2][4], "0");  // found in the stored columns, not certified
+    EXPECT_EQ(rows[2][5], "3 3 0");
 
     // The file still reads as complete, and /analysis records how the periods were found.
     EXPECT_TRUE(Hdf5TableReader(h5).complete());
     const hid_t file = H5Fopen(h5.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    const hid_t d = H5Dopen2(file, "analysis/row_periods", H5P_DEFAULT);
+    const hid_t group = H5Gopen2(file, "analysis/row_periods", H5P_DEFAULT);
+    ASSERT_GE(group, 0);
+    EXPECT_EQ(io::read_string_attribute(group, "criterion").value_or(""), kRowPeriodCriterion);
+    const hid_t d = H5Dopen2(group, "period", H5P_DEFAULT);
     ASSERT_GE(d, 0);
-    EXPECT_EQ(io::read_string_attribute(d, "criterion").value_or(""), kRowPeriodCriterion);
-    int64_t values[6][4];
+    int64_t values[6];
     H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, values);
-    EXPECT_EQ(values[4][2], 12);
+    EXPECT_EQ(values[4], 12);
     const hid_t g = H5Gopen2(file, "analysis", H5P_DEFAULT);
     EXPECT_EQ(io::read_int_attribute(g, "verify_ok").value_or(-1), 1);
     EXPECT_EQ(io::read_int_attribute(g, "ppositions_ok").value_or(-1), 1);
@@ -90,6 +81,7 @@ TEST(AnalysisCli, AnalyzeWritesCsvJsonAndTheAnalysisGroup) {
               std::string::npos);
     H5Gclose(g);
     H5Dclose(d);
+    H5Gclose(group);
     H5Fclose(file);
 
     // Analysing again replaces the results instead of failing on existing datasets.

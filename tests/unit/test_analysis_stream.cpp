@@ -10,18 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "analysis_fixtures.hpp"
 #include "grundy/analysis.hpp"
 #include "grundy/hdf5_reader.hpp"
+#include "io/stored_chunks.hpp"
+#include "support/analysis_fixtures.hpp"
 
 namespace grundy {
 namespace {
 
-using testing::corrupt_cell;
-using testing::find_check;
-using testing::properties_text;
-using testing::ScratchDir;
-using testing::write_table;
+using namespace testing;  // tests/support: scratch directories, the CLI, tables
 
 // A copy of `source` with chunks of chunk_rows x chunk_cols, filtered by deflate (the reader
 // decodes it itself: the fetch path) or by the Fletcher-32 checksum (it cannot: the read path).
@@ -62,14 +59,7 @@ void write_copy(const std::string& source, const std::string& path, hsize_t chun
 std::string everything(const std::string& path, int threads) {
     const Hdf5TableReader table(path);
     std::ostringstream out;  // not "literal" + std::string: GCC 12 warns falsely on it
-    for (const RowPeriod& r : row_periods(table, threads)) {
-        out << r.row << ":";
-        if (r.periodicity)
-            out << r.periodicity->period << "," << r.periodicity->preperiod << ","
-                << r.periodicity->periods_observed;
-        for (int64_t b : r.block) out << " " << b;
-        out << "\n";
-    }
+    out << testing::periods_text(row_periods(table, threads));
     const PPositionReport p = check_ppositions(table, threads);
     out << "zeros " << p.zeros << " of " << p.expected << ": "
         << p.first_disagreement.value_or("ok") << "\n";

@@ -1,11 +1,10 @@
-// Certified row periods (grundy periods): published values and seed 001's blocks, agreement with
-// the periodicity criterion on a table computed independently by the square engine, the strip
-// against that table cell by cell, a damaged state refused, checkpoints surviving SIGKILL and
-// SIGTERM, and the CLI's exit statuses.
+// Certified row periods (certify_row_periods): published values and seed 001's blocks, agreement
+// with the periodicity criterion on a table computed independently by the square engine, the
+// strip against that table cell by cell, a damaged state refused, threads. The CLI's
+// (checkpoints surviving SIGKILL and SIGTERM, exit statuses) are in cli/test_periods_cli.cpp.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,11 +26,10 @@
 #include "grundy/memory_table.hpp"
 #include "grundy/periodicity.hpp"
 #include "grundy/periods.hpp"
-#include "kernel_builds.hpp"
 #include "strip/checkpoint.hpp"
 #include "strip/strip.hpp"
-
-extern char** environ;
+#include "strip/test_hooks.hpp"
+#include "support/kernel_builds.hpp"
 
 namespace grundy {
 namespace {
@@ -370,13 +368,14 @@ TEST(PeriodsThreads, CheckpointKeepsTheSettledRows) {
     o.checkpoint_every = 1e9;  // only the checkpoint of the stop
     o.cancel = &stop;
     o.progress = &progress;
-    o.test_delay_us = 1;  // blocks of 16 columns, so that the stop comes soon after it is asked
+    strip::test_delay_us = 1;  // blocks of 16 columns, so that the stop comes soon after it is asked
     std::thread watch([&] {
         while (progress.settled_rows.load() < 12 && progress.phase.load() < 2)
             std::this_thread::sleep_for(std::chrono::microseconds(200));
         stop.store(true);
     });
     const PeriodsResult stopped = certify_row_periods(o);
+    strip::test_delay_us = 0;
     watch.join();
     ASSERT_EQ(stopped.status, PeriodsResult::Status::Interrupted);
     const strip::SearchState saved = strip::load_checkpoint(
@@ -387,7 +386,6 @@ TEST(PeriodsThreads, CheckpointKeepsTheSettledRows) {
     EXPECT_EQ(saved.settled_since.back().first, saved.settled_rows);
     stop.store(false);
     o.resume = true;
-    o.test_delay_us = 0;
     PeriodsProgress again;
     o.progress = &again;
     const PeriodsResult resumed = certify_row_periods(o);
@@ -431,271 +429,6 @@ TEST(PeriodsThreads, CertificatesAgree) {
             }
         }
     }
-}
-
-// --- the CLI -----------------------------------------------------------------------------
-
-struct Temp {
-    fs::path dir;
-    Temp() {
-        dir = fs::temp_directory_path() /
-              ("grundy_periods_" + std::to_string(::getpid()) + "_" +
-               ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-    }
-    ~Temp() { fs::remove_all(dir); }
-    std::string operator/(const std::string& name) const { return (dir / name).string(); }
-};
-
-pid_t spawn(const std::vector<std::string>& args, const std::string& log) {
-    std::vector<std::string> all = {GRUNDY_EXE};
-    all.insert(all.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : all) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    pid_t pid = -1;
-    const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    EXPECT_EQ(rc, 0);
-    return pid;
-}
-
-int wait_status(pid_t pid) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-    return WEXITSTATUS(status);
-}
-
-int run_cli(const std::vector<std::string>& args, const std::string& log) {
-    return wait_status(spawn(args, log));
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-// Waits until the checkpoint file `path` has been written `n` times (each write renames a new
-// file over it, with a new modification time), or the process has ended, or 60 s have passed.
-void wait_for_checkpoints(pid_t pid, const std::string& path, int n) {
-    int seen = 0;
-    struct timespec last {};
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (seen < n && std::chrono::steady_clock::now() < deadline) {
-        struct stat st {};
-        if (::stat(path.c_str(), &st) == 0 &&
-            (st.st_mtim.tv_sec != last.tv_sec || st.st_mtim.tv_nsec != last.tv_nsec)) {
-            last = st.st_mtim;
-            ++seen;
-        }
-        siginfo_t info{};  // ended? (left waitable for the caller)
-        if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-            info.si_pid == pid)
-            return;
-        std::this_thread::sleep_for(std::chrono::microseconds(500));
-    }
-}
-
-TEST(PeriodsCli, SigkillAtSeveralMomentsThenResume) {
-    Temp tmp;
-    const std::string rows = "40";
-    ASSERT_EQ(run_cli({"periods", "--rows", rows, "--csv", tmp / "ref.csv", "-q"}, tmp / "log"), 0);
-    const std::string ref = slurp(tmp / "ref.csv");
-    ASSERT_NE(ref.find("\n39,"), std::string::npos);
-    // 16k columns (one pass with the ring) or 22k (two passes, --ring-memory 0) at >= 20 us
-    // each, a checkpoint every 50 ms: the kills land after the n-th checkpoint, early and late
-    // in phase 1, in its tail and in phase 2, however busy the machine is.
-    int resumed_from_checkpoint = 0;
-    struct Kill {
-        int checkpoints;
-        const char* ring;
-    };
-    for (const Kill k : {Kill{1, "2^30"}, Kill{6, "2^30"}, Kill{14, "2^30"}, Kill{20, "2^30"},
-                         Kill{8, "0"}, Kill{28, "0"}}) {
-        const std::string tag = std::to_string(k.checkpoints) + "_" + k.ring;
-        const std::string ck = tmp / ("ck" + tag);
-        const std::string csv = tmp / ("out" + tag + ".csv");
-        const pid_t pid =
-            spawn({"periods", "--rows", rows, "--checkpoint", ck, "--checkpoint-every", "0.05",
-                   "--test-delay-us", "20", "--csv", csv, "-q", "--ring-memory", k.ring},
-                  tmp / "log");
-        wait_for_checkpoints(pid, ck, k.checkpoints);
-        ::kill(pid, SIGKILL);
-        wait_status(pid);
-        // A loaded machine may reach the end first; that kill tests nothing, hence the count.
-        if (fs::exists(ck) && !fs::exists(csv)) ++resumed_from_checkpoint;
-        ASSERT_EQ(run_cli({"periods", "--rows", rows, "--checkpoint", ck, "--resume", "--csv", csv,
-                           "-q", "--ring-memory", k.ring},
-                          tmp / "log"),
-                  0)
-            << slurp(tmp / "log");
-        EXPECT_EQ(slurp(csv), ref)
-            << "killed after checkpoint " << k.checkpoints << ", ring " << k.ring;
-    }
-    EXPECT_GE(resumed_from_checkpoint, 4);
-}
-
-// Starts a slowed-down run of 30 rows checkpointing to `ck`, sends SIGTERM after 300 ms and
-// returns its exit status.
-int stop_slow_run(const Temp& tmp, const std::string& ck) {
-    const pid_t pid = spawn({"periods", "--rows", "30", "--checkpoint", ck, "--test-delay-us", "50",
-                             "--csv", tmp / "out.csv", "-q"},
-                            tmp / "log");
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    ::kill(pid, SIGTERM);
-    return wait_status(pid);
-}
-
-TEST(PeriodsCli, SigtermSavesAndExits75) {
-    Temp tmp;
-    ASSERT_EQ(run_cli({"periods", "--rows", "30", "--csv", tmp / "ref.csv", "-q"}, tmp / "log"), 0);
-    const std::string ck = tmp / "ck";
-    ASSERT_EQ(stop_slow_run(tmp, ck), 75) << slurp(tmp / "log");
-    ASSERT_TRUE(fs::exists(ck));  // saved on the signal, long before the 300 s interval
-    ASSERT_EQ(run_cli({"periods", "--rows", "30", "--checkpoint", ck, "--resume", "--csv",
-                       tmp / "out.csv", "-q"},
-                      tmp / "log"),
-              0);
-    EXPECT_EQ(slurp(tmp / "out.csv"), slurp(tmp / "ref.csv"));
-}
-
-// A checkpoint written by a run on 2 threads (SIGTERM) resumed on 1, one written on 1 resumed
-// on 3, and one written on 3 killed late and resumed on 2: the same CSV as a run without a stop.
-TEST(PeriodsCli, CheckpointsResumeAcrossThreadCounts) {
-    Temp tmp;
-    ASSERT_EQ(run_cli({"periods", "--rows", "41", "--csv", tmp / "ref.csv", "-q", "--threads", "1"},
-                      tmp / "log"),
-              0);
-    struct Case {
-        const char* before;
-        const char* after;
-        int ms;
-        int signal;
-    };
-    // About 17 700 columns at >= 100 us each: every stop lands in phase 1 or its tail.
-    for (const Case c : {Case{"2", "1", 300, SIGTERM}, Case{"1", "3", 500, SIGTERM},
-                         Case{"3", "2", 1000, SIGKILL}}) {
-        const std::string tag = std::string(c.before) + "_" + c.after;
-        const std::string ck = tmp / ("ck" + tag), csv = tmp / ("out" + tag + ".csv");
-        const pid_t pid =
-            spawn({"periods", "--rows", "41", "--checkpoint", ck, "--threads", c.before,
-                   "--checkpoint-every", "0.05", "--test-delay-us", "100", "--csv", csv, "-q"},
-                  tmp / "log");
-        std::this_thread::sleep_for(std::chrono::milliseconds(c.ms));
-        ::kill(pid, c.signal);
-        const int status = wait_status(pid);
-        if (c.signal == SIGTERM) {
-            ASSERT_EQ(status, 75) << slurp(tmp / "log");
-        }
-        ASSERT_TRUE(fs::exists(ck)) << tag;
-        ASSERT_FALSE(fs::exists(csv)) << tag;
-        ASSERT_EQ(run_cli({"periods", "--rows", "41", "--checkpoint", ck, "--resume", "--csv", csv,
-                           "-q", "--threads", c.after},
-                          tmp / "log"),
-                  0)
-            << slurp(tmp / "log");
-        EXPECT_EQ(slurp(csv), slurp(tmp / "ref.csv")) << tag;
-    }
-}
-
-TEST(PeriodsCli, CorruptOrMismatchedCheckpointExit2) {
-    Temp tmp;
-    const std::string ck = tmp / "ck";
-    ASSERT_EQ(stop_slow_run(tmp, ck), 75);
-    // Another number of rows.
-    EXPECT_EQ(
-        run_cli({"periods", "--rows", "31", "--checkpoint", ck, "--resume", "-q"}, tmp / "log2"),
-        2);
-    EXPECT_NE(slurp(tmp / "log2").find("--rows 30"), std::string::npos) << slurp(tmp / "log2");
-    // One byte changed in the payload.
-    std::string data = slurp(ck);
-    data[data.size() / 2] ^= 0x10;
-    std::ofstream(ck, std::ios::binary | std::ios::trunc) << data;
-    EXPECT_EQ(
-        run_cli({"periods", "--rows", "30", "--checkpoint", ck, "--resume", "-q"}, tmp / "log3"),
-        2);
-    EXPECT_NE(slurp(tmp / "log3").find("corrupt"), std::string::npos) << slurp(tmp / "log3");
-    // Cut short (a crash while copying it somewhere, say).
-    data[data.size() / 2] ^= 0x10;
-    std::ofstream(ck, std::ios::binary | std::ios::trunc) << data.substr(0, data.size() - 100);
-    EXPECT_EQ(
-        run_cli({"periods", "--rows", "30", "--checkpoint", ck, "--resume", "-q"}, tmp / "log5"),
-        2);
-    EXPECT_NE(slurp(tmp / "log5").find("truncated"), std::string::npos) << slurp(tmp / "log5");
-    // Not a checkpoint at all.
-    std::ofstream(ck, std::ios::binary | std::ios::trunc) << "hello";
-    EXPECT_EQ(
-        run_cli({"periods", "--rows", "30", "--checkpoint", ck, "--resume", "-q"}, tmp / "log4"),
-        2);
-}
-
-TEST(PeriodsCli, BadInputAndMaxCols) {
-    Temp tmp;
-    const std::string log = tmp / "log";
-    EXPECT_EQ(run_cli({"periods", "--rows", "0"}, log), 2);
-    EXPECT_EQ(run_cli({"periods", "--rows", "abc"}, log), 2);
-    EXPECT_EQ(run_cli({"periods"}, log), 2);
-    EXPECT_EQ(run_cli({"periods", "--rows", "5", "--resume"}, log), 2);
-    EXPECT_EQ(run_cli({"periods", "--rows", "5", "--checkpoint-every", "-1"}, log), 2);
-    EXPECT_EQ(run_cli({"periods", "--rows", "5", "--max-cols", "0"}, log), 2);
-    EXPECT_EQ(run_cli({"periods", "--rows", "5", "--kernel", "sse9"}, log), 2);
-    EXPECT_EQ(run_cli({"periods", "--rows", "5", "--csv", tmp / "nowhere/p.csv"}, log), 2);
-    fs::remove(log);
-    EXPECT_EQ(run_cli({"periods", "--rows", "40", "--max-cols", "1000", "-q"}, log), 3);
-    EXPECT_NE(slurp(log).find("not certified within 1000 columns"), std::string::npos);
-}
-
-TEST(PeriodsCli, WritesCsvAndHdf5) {
-    Temp tmp;
-    ASSERT_EQ(
-        run_cli({"periods", "--rows", "5", "--csv", tmp / "p.csv", "--output", tmp / "p.h5", "-q"},
-                tmp / "log"),
-        0)
-        << slurp(tmp / "log");
-    EXPECT_EQ(slurp(tmp / "p.csv"),
-              "row,preperiod,period,certified,block\n0,0,1,1,0\n1,0,3,1,3 3 0\n2,0,3,1,6 3 3\n"
-              "3,8,6,1,8 9 4 2 9 4\n4,9,12,1,7 11 9 7 11 9 3 11 9 7 3 9\n");
-    {
-        const hid_t f = H5Fopen((tmp / "p.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-        ASSERT_GE(f, 0);
-        std::vector<uint64_t> period(5), offsets(6);
-        std::vector<uint32_t> values(1 + 3 + 3 + 6 + 12);
-        const hid_t dp = H5Dopen2(f, "/analysis/row_periods/period", H5P_DEFAULT);
-        const hid_t doff = H5Dopen2(f, "/analysis/row_periods/block_offsets", H5P_DEFAULT);
-        const hid_t dv = H5Dopen2(f, "/analysis/row_periods/block_values", H5P_DEFAULT);
-        ASSERT_GE(dp, 0);
-        ASSERT_GE(doff, 0);
-        ASSERT_GE(dv, 0);
-        H5Dread(dp, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, period.data());
-        H5Dread(doff, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, offsets.data());
-        H5Dread(dv, H5T_NATIVE_UINT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
-        EXPECT_EQ(period, (std::vector<uint64_t>{1, 3, 3, 6, 12}));
-        EXPECT_EQ(offsets, (std::vector<uint64_t>{0, 1, 4, 7, 13, 25}));
-        EXPECT_EQ(std::vector<uint32_t>(values.begin() + 7, values.begin() + 13),
-                  (std::vector<uint32_t>{8, 9, 4, 2, 9, 4}));
-        const hid_t g = H5Gopen2(f, "/analysis/row_periods", H5P_DEFAULT);
-        EXPECT_GT(H5Aexists(g, "x0"), 0);
-        EXPECT_GT(H5Aexists(g, "P"), 0);
-        EXPECT_GT(H5Aexists(g, "comparison_method"), 0);
-        int32_t complete = 0;
-        const hid_t a = H5Aopen(f, "complete", H5P_DEFAULT);
-        H5Aread(a, H5T_NATIVE_INT32, &complete);
-        EXPECT_EQ(complete, 1);
-        H5Aclose(a);
-        H5Gclose(g);
-        H5Dclose(dp);
-        H5Dclose(doff);
-        H5Dclose(dv);
-        H5Fclose(f);
-    }
-    // Refuses to overwrite without --force.
-    EXPECT_EQ(run_cli({"periods", "--rows", "5", "--output", tmp / "p.h5", "-q"}, tmp / "log"), 2);
 }
 
 }  // namespace

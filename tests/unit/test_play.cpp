@@ -1,6 +1,7 @@
 // Perfect play against independent computations: the seeds' worked examples, a direct-mex
 // table, the Zeckendorf characterisation of Wythoff pairs at coordinates near 2^63, sums of
-// games checked by brute-force values, subtraction games, and the move/play/subtraction CLI.
+// games checked by brute-force values, subtraction games. The move/play/subtraction CLI is in
+// cli/test_play_cli.cpp.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,7 +17,8 @@
 
 #include "grundy/error.hpp"
 #include "grundy/play.hpp"
-#include "reference.hpp"
+#include "play/exact_sqrt.hpp"
+#include "support/reference.hpp"
 
 namespace grundy {
 namespace {
@@ -65,12 +67,6 @@ uint64_t zeck_partner(uint64_t v) {
 }
 bool zeck_is_p(uint64_t x, uint64_t y) {
     return zeck_partner(std::min(x, y)) == std::max(x, y);
-}
-
-bool is_option(const WythoffPosition& from, const WythoffPosition& to) {
-    if (to.x == from.x) return to.y < from.y;
-    if (to.y == from.y) return to.x < from.x;
-    return to.x < from.x && to.y < from.y && from.x - to.x == from.y - to.y;
 }
 
 // ---- Wythoff: seeds -----------------------------------------------------------------------
@@ -221,7 +217,8 @@ TEST(WythoffPlay, PartnersAndMovesNear2To63) {
         const Moves moves = wythoff_winning_moves(s.x, s.y);
         ASSERT_EQ(moves.empty(), zeck_is_p(s.x, s.y)) << s.x << " " << s.y;
         for (const auto& m : moves) {
-            ASSERT_TRUE(is_option(s, m)) << s.x << " " << s.y << " -> " << m.x << " " << m.y;
+            ASSERT_TRUE(testing::is_option(s, m))
+                << s.x << " " << s.y << " -> " << m.x << " " << m.y;
             ASSERT_TRUE(zeck_is_p(m.x, m.y)) << m.x << " " << m.y;
         }
     }
@@ -244,7 +241,7 @@ TEST(WythoffPlay, PerfectGameAlternatesAndEnds) {
         for (size_t i = 0; i < game.size(); ++i) {
             ASSERT_EQ(zeck_is_p(game[i].x, game[i].y), (i % 2 == 0) == first_p);
             if (i) {
-                ASSERT_TRUE(is_option(game[i - 1], game[i]));
+                ASSERT_TRUE(testing::is_option(game[i - 1], game[i]));
             }
         }
     }
@@ -252,17 +249,6 @@ TEST(WythoffPlay, PerfectGameAlternatesAndEnds) {
 }
 
 // ---- Subtraction games --------------------------------------------------------------------
-
-std::vector<uint32_t> naive_subtraction(const std::set<uint64_t>& moves, uint64_t n) {
-    std::vector<uint32_t> g(n);
-    for (uint64_t s = 0; s < n; ++s) {
-        std::set<uint32_t> seen;
-        for (uint64_t m : moves)
-            if (m <= s) seen.insert(g[s - m]);
-        while (seen.count(g[s])) ++g[s];
-    }
-    return g;
-}
 
 TEST(Subtraction, Seed002S134) {
     const std::vector<uint32_t> seed = {0, 1, 0, 1, 2, 3, 2, 0, 1, 0, 1, 2, 3, 2, 0, 1, 0, 1, 2, 3};
@@ -289,7 +275,7 @@ TEST(Subtraction, AgainstNaiveMexAndPeriods) {
         {1, 2, 5}, {2, 5, 7}, {1, 4}, {3, 5, 9, 11}, {2, 3}, {1, 2, 3, 4, 5, 6}, {7}};
     for (const auto& m : games) {
         const uint64_t n = 600;
-        const auto expected = naive_subtraction(m, n);
+        const auto expected = testing::naive_subtraction(m, n);
         const auto a = analyze_subtraction(std::vector<uint64_t>(m.begin(), m.end()), n);
         ASSERT_EQ(a.values, expected);
         ASSERT_TRUE(a.periodicity);
@@ -355,7 +341,8 @@ uint64_t brute_value(const SumComponent& c, const std::vector<uint32_t>& wythoff
         case SumComponent::Kind::Wythoff:
             return wythoff[c.y * n + c.x];
         case SumComponent::Kind::Subtraction:
-            return naive_subtraction(std::set<uint64_t>(c.moves.begin(), c.moves.end()), c.x + 1)
+            return testing::naive_subtraction(std::set<uint64_t>(c.moves.begin(), c.moves.end()),
+                                              c.x + 1)
                 .back();
     }
     return 0;
@@ -367,7 +354,7 @@ bool legal_component_move(const SumComponent& from, const SumComponent& to) {
         case SumComponent::Kind::Nim:
             return to.x < from.x;
         case SumComponent::Kind::Wythoff:
-            return is_option({from.x, from.y}, {to.x, to.y});
+            return testing::is_option({from.x, from.y}, {to.x, to.y});
         case SumComponent::Kind::Subtraction:
             return to.x < from.x && std::find(from.moves.begin(), from.moves.end(),
                                               from.x - to.x) != from.moves.end();
@@ -478,163 +465,6 @@ TEST(GameSum, RefusesTablesTooLarge) {
     EXPECT_THROW(
         WythoffValues::computed(parse_sum("wythoff:9223372036854775807,9223372036854775807")),
         Error);
-}
-
-// ---- The command line ----------------------------------------------------------------------
-
-struct Result {
-    int status = -1;
-    std::string out;  // stdout and stderr together
-};
-
-Result grundy_cli(const std::string& args) {
-    const std::string command = std::string(GRUNDY_EXE) + " " + args + " 2>&1";
-    Result r;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (!pipe) return r;
-    std::array<char, 4096> buffer;
-    size_t n;
-    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
-    const int status = pclose(pipe);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
-
-TEST(PlayCli, Seed004Moves) {
-    EXPECT_EQ(grundy_cli("move 5 0").out, "0 0\n");
-    EXPECT_EQ(grundy_cli("move 5 10").out, "5 3\n");
-    EXPECT_EQ(grundy_cli("move 25 30").out, "8 13\n");
-    for (const char* lost : {"move 1 2", "move 10 6", "move 0 0"}) {
-        const Result r = grundy_cli(lost);
-        EXPECT_EQ(r.status, 1) << lost;
-        EXPECT_EQ(r.out, "no winning move\n") << lost;
-    }
-    const Result all = grundy_cli("move --all 2 2");
-    EXPECT_EQ(all.status, 0);
-    EXPECT_EQ(std::count(all.out.begin(), all.out.end(), '\n'), 3);
-    const Result big = grundy_cli("move 9223372036854775807 1000000000000000000");
-    EXPECT_EQ(big.status, 0) << big.out;
-}
-
-// `grundy move` itself on random positions, against the direct-mex table.
-TEST(PlayCli, RandomMovesAgainstDirectMex) {
-    const uint64_t n = 60;
-    const auto g = testing::direct_mex_table(n, n);
-    std::mt19937_64 rng(3);
-    for (int i = 0; i < 12; ++i) {  // few: each one starts a process (slow under ASan)
-        const uint64_t x = rng() % n, y = rng() % n;
-        const Result r = grundy_cli("move " + std::to_string(x) + " " + std::to_string(y));
-        if (g[y * n + x] == 0) {
-            EXPECT_EQ(r.status, 1);
-            EXPECT_EQ(r.out, "no winning move\n");
-            continue;
-        }
-        ASSERT_EQ(r.status, 0) << r.out;
-        std::istringstream in(r.out);
-        WythoffPosition to;
-        ASSERT_TRUE(in >> to.x >> to.y) << r.out;
-        EXPECT_TRUE(is_option({x, y}, to)) << x << " " << y << " -> " << r.out;
-        EXPECT_EQ(g[to.y * n + to.x], 0u) << x << " " << y << " -> " << r.out;
-    }
-}
-
-TEST(PlayCli, SubtractionCsv) {
-    const auto csv = std::filesystem::temp_directory_path() /
-                     ("grundy_play_sub_" + std::to_string(getpid()) + ".csv");
-    const Result r = grundy_cli("subtraction --moves 1,2,5 --n 50 --csv " + csv.string());
-    EXPECT_EQ(r.status, 0) << r.out;
-    EXPECT_NE(r.out.find("S({1,2,5}): period 3, preperiod 0"), std::string::npos) << r.out;
-    std::ifstream in(csv);
-    std::string line;
-    std::getline(in, line);
-    EXPECT_EQ(line, "n,grundy");
-    const auto expected = naive_subtraction({1, 2, 5}, 50);
-    for (uint64_t i = 0; i < 50; ++i) {
-        ASSERT_TRUE(std::getline(in, line));
-        EXPECT_EQ(line, std::to_string(i) + "," + std::to_string(expected[i]));
-    }
-    EXPECT_FALSE(std::getline(in, line));
-    std::filesystem::remove(csv);
-}
-
-TEST(PlayCli, BadInputExits2) {
-    for (const char* bad : {"move -5 3",
-                            "move 3 -5",
-                            "move abc 3",
-                            "move 3",
-                            "move 1 2 3",
-                            "move 3.5 2",
-                            "move 9223372036854775808 0",
-                            "move 99999999999999999999999 0",
-                            "move 1e5 2",
-                            "move --sum \"wythoff:13 nim:5\"",
-                            "move --sum \"nim:-3\"",
-                            "move --sum \"\"",
-                            "move --sum \"chess:1\"",
-                            "move --sum \"nim:9223372036854775808\"",
-                            "move --sum \"nim:3\" 4 5",
-                            "play -1 0",
-                            "play x 2",
-                            "play --sum \"nim:x\"",
-                            "play --sum \"nim:3\" 4 5",
-                            "play --sum \"wythoff:100000,100000\"",
-                            "subtraction --moves 1,0 --n 10",
-                            "subtraction --moves 1,a --n 10",
-                            "subtraction --moves 1,3 --n -4",
-                            "subtraction --moves 1,3 --n 99999999999"}) {
-        const Result r = grundy_cli(bad);
-        EXPECT_EQ(r.status, 2) << bad << ": " << r.out;
-        EXPECT_NE(r.out.find("error"), std::string::npos) << bad << ": " << r.out;
-        EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << bad << ": " << r.out;
-    }
-}
-
-TEST(PlayCli, SumsWithComputedAndStoredTables) {
-    const Result r = grundy_cli("move --sum \"wythoff:13,9 wythoff:3,7 nim:5\" --explain");
-    EXPECT_EQ(r.status, 0) << r.out;
-    const auto g = testing::direct_mex_table(14, 14);
-    const std::string expected = "wythoff:13,9  g = " + std::to_string(g[9 * 14 + 13]) +
-                                 "\nwythoff:3,7  g = " + std::to_string(g[7 * 14 + 3]) +
-                                 "\nnim:5  g = 5\n";
-    EXPECT_EQ(r.out.substr(0, expected.size()), expected);
-
-    const auto dir =
-        std::filesystem::temp_directory_path() / ("grundy_play_test_" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir);
-    const std::string table = (dir / "t.h5").string();
-    ASSERT_EQ(grundy_cli("compute --rows 16 --cols 32 --output " + table + " -q").status, 0);
-    // Same answer from the file, the components either way round.
-    const Result f =
-        grundy_cli("move --sum \"wythoff:13,9 wythoff:3,7 nim:5\" --explain --table " + table);
-    EXPECT_EQ(f.out, r.out);
-    EXPECT_EQ(grundy_cli("move --sum \"wythoff:30,15 nim:1\" --table " + table).status,
-              grundy_cli("move --sum \"wythoff:15,30 nim:1\"").status);
-    const Result outside = grundy_cli("move --sum \"wythoff:20,20 nim:1\" --table " + table);
-    EXPECT_EQ(outside.status, 2);
-    EXPECT_NE(outside.out.find("outside the table"), std::string::npos) << outside.out;
-    EXPECT_EQ(grundy_cli("move --sum \"nim:1\" --table " + (dir / "missing.h5").string()).status,
-              2);
-    std::filesystem::remove_all(dir);
-
-    const Result lost = grundy_cli("move --sum \"nim:1 nim:2 nim:3\"");
-    EXPECT_EQ(lost.status, 1);
-    EXPECT_EQ(lost.out, "no winning move\n");
-    EXPECT_EQ(grundy_cli("move --sum \"wythoff:100000,100000\"").status, 2);
-}
-
-TEST(PlayCli, PlayAndSubtraction) {
-    const Result p = grundy_cli("play 5 3");
-    EXPECT_EQ(p.status, 0);
-    EXPECT_EQ(p.out.substr(0, p.out.find('\n')), "   (5, 3) \u2208 K");
-    EXPECT_NE(p.out.find("\u279e (0, 0) \u2208 K\n"), std::string::npos) << p.out;
-    const Result ps = grundy_cli("play --sum \"nim:3 nim:5 nim:7\"");
-    EXPECT_EQ(ps.status, 0);
-    EXPECT_EQ(ps.out.substr(0, ps.out.find('\n')), "   nim:3 nim:5 nim:7 \u2209 K");
-    EXPECT_NE(ps.out.find("\n\u279e nim:2 nim:5 nim:7 \u2208 K\n"), std::string::npos) << ps.out;
-    const Result s = grundy_cli("subtraction --moves 1,3,4 --n 100");
-    EXPECT_EQ(s.status, 0);
-    EXPECT_NE(s.out.find("0 1 0 1 2 3 2 0 1 0 1 2 3 2 0 1 0 1 2 3"), std::string::npos) << s.out;
-    EXPECT_NE(s.out.find("period 7, preperiod 0"), std::string::npos) << s.out;
 }
 
 }  // namespace

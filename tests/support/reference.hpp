@@ -6,6 +6,8 @@
 #include <set>
 #include <vector>
 
+#include "grundy/play.hpp"
+
 namespace grundy::testing {
 
 // g(x, y) by a direct mex over every option: (x - a, y), (x, y - b), (x - c, y - c).
@@ -23,6 +25,26 @@ inline std::vector<uint32_t> direct_mex_table(uint64_t rows, uint64_t cols) {
             g[y * cols + x] = m;
         }
     return g;
+}
+
+// Grundy values 0..n-1 of the subtraction game with these moves, by a direct mex.
+inline std::vector<uint32_t> naive_subtraction(const std::set<uint64_t>& moves, uint64_t n) {
+    std::vector<uint32_t> g(n);
+    for (uint64_t s = 0; s < n; ++s) {
+        std::set<uint32_t> seen;
+        for (uint64_t m : moves)
+            if (m <= s) seen.insert(g[s - m]);
+        while (seen.count(g[s])) ++g[s];
+    }
+    return g;
+}
+
+// Whether `to` is one move from `from` in Wythoff's game (along the column, the row or the
+// diagonal).
+inline bool is_option(const WythoffPosition& from, const WythoffPosition& to) {
+    if (to.x == from.x) return to.y < from.y;
+    if (to.y == from.y) return to.x < from.x;
+    return to.x < from.x && to.y < from.y && from.x - to.x == from.y - to.y;
 }
 
 }  // namespace grundy::testing

@@ -2,18 +2,19 @@
 // cell in column order. Row bands feed periodicity, P-positions and properties together: the
 // periodicity criterion needs whole rows, and the others need nothing that rows cannot give
 // with per-column state, so one decompression of each chunk serves all three.
-#include "analysis/bands.hpp"
+#include "analysis/band_streams.hpp"
 
 #include <omp.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <future>
 #include <new>
 
+#include "analysis/huge_array.hpp"
 #include "grundy/array_analysis.hpp"
 #include "grundy/error.hpp"
+#include "io/stored_chunks.hpp"
 
 namespace grundy::analysis {
 
@@ -26,15 +27,6 @@ uint64_t column_band_width(const Hdf5TableReader& table) {
     // chunks fall back to 256 columns to keep the band small.
     const uint64_t width = table.chunk_cols();
     return width == 0 || width > 4096 ? std::min<uint64_t>(256, table.cols()) : width;
-}
-
-void* huge_alloc(size_t bytes) {
-    constexpr size_t kHuge = size_t{2} << 20;
-    bytes = std::max<size_t>(kHuge, (bytes + kHuge - 1) / kHuge * kHuge);
-    void* memory = std::aligned_alloc(kHuge, bytes);
-    if (!memory) throw std::bad_alloc();
-    madvise(memory, bytes, MADV_HUGEPAGE);  // advice only: failure changes nothing
-    return memory;
 }
 
 namespace {
@@ -93,13 +85,26 @@ bool run_band(const RowBand& band, uint64_t pieces, std::span<RowBandPass* const
     return true;
 }
 
-// A band buffer of `height` rows of `cols` values, one cache line more than a row apart: the
-// column and diagonal checks walk down the band, and rows a power of two apart would all fall
-// into the same few cache sets. Huge pages: a walk down the band touches one 4 KiB page per
-// row otherwise.
-HugeArray<uint32_t> band_buffer(uint64_t height, uint64_t stride) {
-    return HugeArray<uint32_t>(
-        static_cast<uint32_t*>(huge_alloc(height * stride * sizeof(uint32_t))));
+// What both row-band streams start with: the passes begun on the stream's threads, and a band
+// buffer of `height` rows (none for an empty table). Its rows are one cache line more than a
+// row apart: the column and diagonal checks walk down the band, and rows a power of two apart
+// would all fall into the same few cache sets. Huge pages: a walk down the band touches one
+// 4 KiB page per row otherwise.
+struct RowBandStart {
+    int threads = 0;
+    uint64_t stride = 0;
+    HugeArray<uint32_t> memory;
+};
+
+RowBandStart start_row_bands(std::span<RowBandPass* const> passes, int threads, uint64_t rows,
+                             uint64_t cols, uint64_t height) {
+    RowBandStart s;
+    s.threads = thread_count(threads);
+    for (RowBandPass* p : passes) p->begin(s.threads);
+    if (rows == 0 || cols == 0) return s;
+    s.stride = cols + 16;
+    s.memory.reset(static_cast<uint32_t*>(huge_alloc(height * s.stride * sizeof(uint32_t))));
+    return s;
 }
 
 }  // namespace
@@ -115,12 +120,11 @@ void stream_row_bands(const Hdf5TableReader& table, std::span<RowBandPass* const
     const uint64_t rows = table.rows(), cols = table.cols();
     uint64_t height = table.chunk_rows();
     if (height == 0 || height > 4096) height = std::min<uint64_t>(256, rows);
-    const int t = thread_count(threads);
-    for (RowBandPass* p : passes) p->begin(t);
-    if (rows == 0 || cols == 0) return;
-    const uint64_t stride = cols + 16;
-    const HugeArray<uint32_t> memory = band_buffer(height, stride);
-    uint32_t* buffer = memory.get();
+    const RowBandStart start = start_row_bands(passes, threads, rows, cols, height);
+    if (!start.memory) return;
+    const int t = start.threads;
+    const uint64_t stride = start.stride;
+    uint32_t* buffer = start.memory.get();
     // Pieces of one chunk width: a chunk is decoded and handed to the passes in one go.
     const bool fetching = table.decodes_chunks();
     uint64_t piece_width = table.chunk_cols();
@@ -173,12 +177,11 @@ void stream_column_bands(const TableArray& table, std::span<ColumnBandPass* cons
 void stream_row_bands(const TableArray& table, std::span<RowBandPass* const> passes, int threads) {
     const uint64_t rows = table.rows, cols = table.cols;
     const uint64_t height = std::min<uint64_t>(256, rows), piece_width = 512;
-    const int t = thread_count(threads);
-    for (RowBandPass* p : passes) p->begin(t);
-    if (rows == 0 || cols == 0) return;
-    const uint64_t stride = cols + 16;
-    const HugeArray<uint32_t> memory = band_buffer(height, stride);
-    uint32_t* buffer = memory.get();
+    const RowBandStart start = start_row_bands(passes, threads, rows, cols, height);
+    if (!start.memory) return;
+    const int t = start.threads;
+    const uint64_t stride = start.stride;
+    uint32_t* buffer = start.memory.get();
     for (uint64_t y0 = 0; y0 < rows; y0 += height) {
         const uint64_t h = std::min(height, rows - y0);
         const RowBand band{y0, h, rows, cols, stride, buffer};

@@ -14,7 +14,7 @@
 #include "grundy/engine.hpp"
 #include "grundy/error.hpp"
 #include "grundy/memory_table.hpp"
-#include "reference.hpp"
+#include "support/reference.hpp"
 
 namespace grundy {
 namespace {

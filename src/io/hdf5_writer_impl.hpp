@@ -1,0 +1,124 @@
+// Hdf5Writer's state, shared by the files that implement it: hdf5_writer.cpp (the file, its
+// attributes, completion), chunk_writer.cpp (the chunk queue, the writer thread, the room
+// allocated ahead on the disk) and stopped_run.cpp (the checks and the stored tiles of a
+// --resume). Private to io/.
+#pragma once
+
+#include <fcntl.h>
+#include <hdf5.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "grundy/hdf5_writer.hpp"
+#include "io/chunk_codec.hpp"
+#include "io/h5_handle.hpp"
+
+namespace grundy {
+
+using io::H5Handle;
+
+struct Hdf5Writer::Impl final : StoredTiles {
+    Hdf5WriterOptions options;
+    H5Handle file, dataset;
+    TableShape shape;
+    unsigned bytes_per_value = 2;
+    uint32_t chunk_rows = 0, chunk_cols = 0;
+    bool finished = false;
+    bool kept = false;  // stop() left the file for --resume
+
+    // Resuming: the stopped run's record, which tiles its file holds (by tile, row-major) and
+    // how to decode them. HDF5 is not thread-safe, so the workers reading stored tiles and the
+    // writer thread take turns through `hdf5`.
+    StoppedRun stopped;
+    int64_t resumed_runs = 0;  // runs that resumed the file before this one
+    std::vector<char> stored;
+    uint64_t tiles_x = 0;
+    io::ChunkFormat format;
+    std::mutex hdf5;
+    std::atomic<bool> touched{false};  // this run has given the file a chunk to write
+
+    // Room on the disk (ensure_room), under `hdf5`: HDF5's own descriptor of the file (-1 with
+    // another driver than sec2), whether room is allocated ahead (not where the file system
+    // cannot), the end of what is allocated, and the process's file size limit (ulimit -f),
+    // which fallocate does not check.
+    int fd = -1;
+    bool preallocating = false;
+    uint64_t allocated = 0;
+    uint64_t size_limit = UINT64_MAX;
+    int room_errno = 0;  // why the last ensure_room failed
+    // What closing a file writes beyond its chunks: the chunk index's last nodes, the
+    // attributes, the superblock (a few KiB for a 65536^2 table); also covers the index nodes a
+    // chunk's insertion allocates.
+    static constexpr uint64_t kCloseReserve = 1 << 20;
+    // Allocated ahead of the chunks, so that fallocate runs once per this many bytes of chunks.
+    static constexpr uint64_t kAllocateStep = 32 << 20;
+
+    void setup_room();
+    bool ensure_room(uint64_t bytes);
+
+    // The final fsync, before `complete` = 1, waited for the whole file's writeback after the
+    // last tile, a visible part of a whole run. Writeback is therefore started every
+    // kWritebackStep bytes as the chunks are written (sync_file_range, which does not wait),
+    // so that it overlaps the computation and the final fsync finds little left to do. The
+    // guarantee is the fsync's, as before.
+    static constexpr uint64_t kWritebackStep = 32 << 20;
+    uint64_t unsynced = 0;  // bytes written since writeback was last started (writer thread)
+    void start_writeback(uint64_t bytes) {
+        unsynced += bytes;
+        if (fd < 0 || unsynced < kWritebackStep) return;
+        unsynced = 0;
+        ::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);  // advice: errors change nothing
+    }
+
+    bool has_tile(uint64_t x0, uint64_t y0) const override {
+        const uint64_t t = stopped.shape.tile;
+        return stored[y0 / t * tiles_x + x0 / t] != 0;
+    }
+    void read_tile(uint64_t x0, uint64_t y0, uint32_t width, uint32_t height,
+                   uint32_t* values) override;
+    void open_stopped_run();
+
+    // The queue between the workers (compressing) and the writer thread (storing).
+    struct Pending {
+        hsize_t offset[2];
+        io::EncodedChunk chunk;
+    };
+    std::mutex mutex;
+    std::condition_variable not_empty, not_full;
+    std::deque<Pending> queue;
+    // Chunk buffers go back to the workers once written: a fresh 128 KiB buffer per chunk
+    // would be an mmap, page faults and an munmap each time.
+    std::vector<std::vector<uint8_t>> spare;
+    uint64_t queued_bytes = 0;
+    bool closing = false;
+    bool discard = false;             // the file will be removed: write nothing more
+    std::string write_error;          // first failure of the writer thread
+    std::atomic<bool> failed{false};  // write_error is set: the run stops (stop_requested)
+    std::thread writer;
+    uint64_t written = 0;
+    uint64_t chunks_written = 0;
+
+    // Enough to keep the writer busy, little enough not to hold the table: a slow disk makes
+    // the workers wait here instead of filling memory.
+    static constexpr uint64_t kMaxQueuedBytes = 256ull << 20;
+    // The writer is woken once this many chunks (or half the queue's bytes) wait, or at the
+    // end, not for every chunk, and then writes all there are. Waking a sleeping thread is a
+    // system call and, on a virtual machine, an interrupt sent to the other CPU, which then
+    // leaves a worker for the writer: waking it for every chunk made a run with output
+    // measurably slower (benchmark history). A hard kill loses at most these chunks more,
+    // which a resume computes again.
+    static constexpr size_t kWakeBatch = 8;
+
+    // The writer thread (chunk_writer.cpp): takes chunks off the queue and stores them.
+    void writer_loop();
+    void stop_writer();
+};
+
+}  // namespace grundy

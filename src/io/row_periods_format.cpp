@@ -1,0 +1,196 @@
+// The one row-periods format, in CSV and in HDF5, for the periods under the criterion of a stored
+// table (`grundy analyze`, RowPeriod) and for the certified periods of a strip (`grundy periods`,
+// CertifiedRowPeriod). Both are written by the same code through `Entry`.
+//
+// CSV (header line, one line per row; comment lines "# ..." may come first):
+//   row,preperiod,period,periods_observed,certified,block
+// preperiod, period, periods_observed empty where the row is undetermined; periods_observed
+// empty for a certified row (periodic for ever); certified 1 or 0; block space-separated.
+//
+// HDF5: the group /analysis/row_periods with one entry per row in the 1-D datasets row,
+// preperiod, period, periods_observed (uint64; 0 where the row is undetermined or, for
+// periods_observed, certified) and certified (uint8), and the blocks of g - x + 2y concatenated
+// in block_values (uint16 where every value fits, else uint32; chunked, shuffle + deflate) with
+// block_offsets (uint64, rows + 1 entries: row i's block is
+// block_values[block_offsets[i]:block_offsets[i + 1]]).
+#include "io/row_periods_format.hpp"
+
+#include <algorithm>
+#include <span>
+
+#include "grundy/error.hpp"
+#include "io/atomic_file.hpp"
+#include "io/h5_attributes.hpp"
+#include "io/h5_handle.hpp"
+
+namespace grundy {
+namespace {
+
+// One row as both formats store it.
+template <class Value>
+struct Entry {
+    uint64_t row = 0;
+    bool determined = false, certified = false;
+    uint64_t preperiod = 0, period = 0, periods_observed = 0;
+    std::span<const Value> block;
+};
+
+Entry<int64_t> entry_of(const RowPeriod& r) {
+    Entry<int64_t> e;
+    e.row = r.row;
+    e.block = r.block;
+    if (r.periodicity) {
+        e.determined = true;
+        e.preperiod = r.periodicity->preperiod;
+        e.period = r.periodicity->period;
+        e.periods_observed = r.periodicity->periods_observed;
+    }
+    return e;
+}
+
+Entry<uint16_t> entry_of(const CertifiedRowPeriod& r) {
+    Entry<uint16_t> e;
+    e.row = r.row;
+    e.block = r.block;
+    e.determined = e.certified = true;
+    e.preperiod = r.preperiod;
+    e.period = r.period;
+    return e;
+}
+
+template <class Row>
+void write_csv(const std::string& path, const std::vector<Row>& rows,
+               const std::vector<std::string>& comment, bool blocks) {
+    io::AtomicTextFile out(path);
+    for (const auto& c : comment) out << "# " << c << "\n";
+    out << "row,preperiod,period,periods_observed,certified,block\n";
+    std::string line;
+    for (const Row& r : rows) {
+        const auto e = entry_of(r);
+        line = std::to_string(e.row) + ',';
+        if (e.determined)
+            line += std::to_string(e.preperiod) + ',' + std::to_string(e.period) + ',' +
+                    (e.certified ? std::string() : std::to_string(e.periods_observed)) + ',';
+        else
+            line += ",,,";
+        line += e.certified ? "1," : "0,";
+        for (size_t i = 0; blocks && i < e.block.size(); ++i) {
+            if (i) line += ' ';
+            line += std::to_string(e.block[i]);
+        }
+        line += '\n';
+        out << line;
+    }
+    out.commit();
+}
+
+using io::H5Handle;
+
+// A 1-D dataset of `v`, stored as `file_type`; long ones chunked with shuffle + deflate (the
+// blocks of a few hundred rows run to hundreds of millions of small values).
+template <typename T>
+void write_vector(hid_t group, const char* name, hid_t mem_type, hid_t file_type,
+                  const std::vector<T>& v, const std::string& long_name, const std::string& path) {
+    const uint64_t chunk = v.size() > 4096 ? std::min<uint64_t>(v.size(), uint64_t{1} << 20) : 0;
+    H5Handle ds = io::create_vector_dataset(group, name, file_type, v.size(), chunk, 4);
+    if (!ds.valid()) throw Error(std::string("cannot create dataset ") + name + " in " + path);
+    if (!v.empty() && H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
+        throw Error(std::string("cannot write dataset ") + name + " in " + path);
+    // long_name: what netCDF-4 tools and xarray show for a variable (CF conventions).
+    io::write_attribute(ds.get(), "long_name", long_name);
+}
+
+template <class Value, class Row>
+void write_blocks(hid_t g, const std::vector<Row>& rows, hid_t mem_type, hid_t file_type,
+                  const std::string& path) {
+    std::vector<Value> values;
+    std::vector<uint64_t> offsets{0};
+    for (const Row& r : rows) {
+        const auto e = entry_of(r);
+        for (const auto v : e.block) values.push_back(static_cast<Value>(v));
+        offsets.push_back(values.size());
+    }
+    write_vector(g, "block_values", mem_type, file_type, values,
+                 "one period of g(x, y) - x + 2y per row from its preperiod, rows one after "
+                 "another",
+                 path);
+    write_vector(g, "block_offsets", H5T_NATIVE_UINT64, H5T_STD_U64LE, offsets,
+                 "where row y's block starts in block_values (one more entry than rows: the end)",
+                 path);
+}
+
+template <class Row>
+H5Handle write_group(hid_t analysis, const std::vector<Row>& rows, const std::string& path) {
+    // Earlier layouts: a [rows, 4] dataset row_periods beside row_blocks and row_block_offsets.
+    for (const char* old : {"row_periods", "row_blocks", "row_block_offsets"})
+        if (H5Lexists(analysis, old, H5P_DEFAULT) > 0) H5Ldelete(analysis, old, H5P_DEFAULT);
+    H5Handle group(H5Gcreate2(analysis, "row_periods", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                   H5Gclose);
+    if (!group.valid()) throw Error("cannot create /analysis/row_periods in " + path);
+    std::vector<uint64_t> row, pre, per, observed;
+    std::vector<uint8_t> certified;
+    uint64_t largest_row = 0;
+    for (const Row& r : rows) {
+        const auto e = entry_of(r);
+        row.push_back(e.row);
+        pre.push_back(e.preperiod);
+        per.push_back(e.period);
+        observed.push_back(e.periods_observed);
+        certified.push_back(e.certified);
+        largest_row = std::max(largest_row, e.row);
+    }
+    const hid_t g = group.get();
+    const struct {
+        const char* name;
+        const std::vector<uint64_t>& values;
+        const char* long_name;
+    } columns[] = {
+        {"row", row, "row y"},
+        {"preperiod", pre, "preperiod of g(x, y) - x along row y (0: undetermined)"},
+        {"period", per, "period of g(x, y) - x along row y (0: undetermined)"},
+        {"periods_observed", observed,
+         "whole periods in the stored columns from the preperiod (0: undetermined or certified)"},
+    };
+    for (const auto& c : columns)
+        write_vector(g, c.name, H5T_NATIVE_UINT64, H5T_STD_U64LE, c.values, c.long_name, path);
+    write_vector(g, "certified", H5T_NATIVE_UINT8, H5T_STD_U8LE, certified,
+                 "1: periodic for ever (certificate in the attributes), 0: in the stored columns",
+                 path);
+    // Block values g - x + 2y <= 3y.
+    if (3 * largest_row <= 0xFFFF)
+        write_blocks<uint16_t>(g, rows, H5T_NATIVE_UINT16, H5T_STD_U16LE, path);
+    else
+        write_blocks<uint32_t>(g, rows, H5T_NATIVE_UINT32, H5T_STD_U32LE, path);
+    io::write_attribute(g, "layout",
+                        std::string("one entry per row in row, preperiod, period, "
+                                    "periods_observed, certified; row i's block is "
+                                    "block_values[block_offsets[i]:block_offsets[i + 1]]"));
+    return group;
+}
+
+}  // namespace
+
+void write_row_periods_csv(const std::string& path, const std::vector<RowPeriod>& rows,
+                           const std::vector<std::string>& comment) {
+    write_csv(path, rows, comment, true);
+}
+
+void write_row_periods_csv(const std::string& path, const PeriodsResult& result,
+                           const std::vector<std::string>& comment, bool blocks) {
+    write_csv(path, result.rows, comment, blocks);
+}
+
+namespace io {
+
+H5Handle write_row_periods_group(hid_t analysis, const std::vector<RowPeriod>& rows,
+                                 const std::string& path) {
+    return write_group(analysis, rows, path);
+}
+
+H5Handle write_row_periods_group(hid_t analysis, const std::vector<CertifiedRowPeriod>& rows,
+                                 const std::string& path) {
+    return write_group(analysis, rows, path);
+}
+
+}  // namespace io
+}  // namespace grundy

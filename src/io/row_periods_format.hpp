@@ -1,0 +1,24 @@
+// The one row-periods format of `grundy analyze` and `grundy periods` in HDF5: the group
+// /analysis/row_periods (layout in row_periods_format.cpp), whichever command found the periods.
+#pragma once
+
+#include <hdf5.h>
+
+#include <string>
+#include <vector>
+
+#include "grundy/analysis.hpp"
+#include "grundy/periods.hpp"
+#include "io/h5_handle.hpp"
+
+namespace grundy::io {
+
+// Creates the group `row_periods` in `analysis` (replacing what an earlier run left there,
+// in this layout or the older ones) with one entry per row, and returns it open; the caller
+// adds its attributes (the criterion, or the certificate). `path` names the file in errors.
+H5Handle write_row_periods_group(hid_t analysis, const std::vector<RowPeriod>& rows,
+                                 const std::string& path);
+H5Handle write_row_periods_group(hid_t analysis, const std::vector<CertifiedRowPeriod>& rows,
+                                 const std::string& path);
+
+}  // namespace grundy::io

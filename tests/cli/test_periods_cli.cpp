@@ -1,0 +1,225 @@
+// The CLI of certified row periods (grundy periods): checkpoints surviving SIGKILL and SIGTERM
+// at any moment and on any number of threads, damaged or mismatched checkpoints refused, exit
+// statuses, the CSV and HDF5 outputs. Runs are stopped on signs of progress (checkpoints
+// written, CPU time used), never after a fixed time.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "support/cli.hpp"
+#include "support/scratch_dir.hpp"
+
+namespace grundy {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace testing;  // tests/support: scratch directories, the CLI, tables
+
+TEST(PeriodsCli, SigkillAtSeveralMomentsThenResume) {
+    ScratchDir tmp;
+    const std::string rows = "40";
+    ASSERT_EQ(run_grundy({"periods", "--rows", rows, "--csv", tmp / "ref.csv", "-q"}, tmp / "log"),
+              0);
+    const std::string ref = slurp(tmp / "ref.csv");
+    ASSERT_NE(ref.find("\n39,"), std::string::npos);
+    // 16k columns (one pass with the ring) or 22k (two passes, --ring-memory 0) at >= 20 us
+    // each, a checkpoint every 50 ms: the kills land after the n-th checkpoint, early and late
+    // in phase 1, in its tail and in phase 2, however busy the machine is.
+    int resumed_from_checkpoint = 0;
+    struct Kill {
+        int checkpoints;
+        const char* ring;
+    };
+    for (const Kill k : {Kill{1, "2^30"}, Kill{6, "2^30"}, Kill{14, "2^30"}, Kill{20, "2^30"},
+                         Kill{8, "0"}, Kill{28, "0"}}) {
+        const std::string tag = std::to_string(k.checkpoints) + "_" + k.ring;
+        const std::string ck = tmp / ("ck" + tag);
+        const std::string csv = tmp / ("out" + tag + ".csv");
+        const pid_t pid = spawn_grundy(
+            {"periods", "--rows", rows, "--checkpoint", ck, "--checkpoint-every", "0.05",
+             "--test-delay-us", "20", "--csv", csv, "-q", "--ring-memory", k.ring},
+            tmp / "log");
+        wait_for_rewrites(pid, ck, k.checkpoints);
+        ::kill(pid, SIGKILL);
+        wait_grundy(pid);
+        // A loaded machine may reach the end first; that kill tests nothing, hence the count.
+        if (fs::exists(ck) && !fs::exists(csv)) ++resumed_from_checkpoint;
+        ASSERT_EQ(run_grundy({"periods", "--rows", rows, "--checkpoint", ck, "--resume", "--csv",
+                              csv, "-q", "--ring-memory", k.ring},
+                             tmp / "log"),
+                  0)
+            << slurp(tmp / "log");
+        EXPECT_EQ(slurp(csv), ref)
+            << "killed after checkpoint " << k.checkpoints << ", ring " << k.ring;
+    }
+    EXPECT_GE(resumed_from_checkpoint, 4);
+}
+
+// Starts a slowed-down run of 30 rows checkpointing to `ck`, sends SIGTERM once it is sweeping
+// (its handler installed, 20 ms of CPU time used: far from its end, which the delay puts seconds
+// away) and returns its exit status.
+int stop_slow_run(const ScratchDir& tmp, const std::string& ck) {
+    const pid_t pid = spawn_grundy({"periods", "--rows", "30", "--checkpoint", ck,
+                                    "--test-delay-us", "50", "--csv", tmp / "out.csv", "-q"},
+                                   tmp / "log");
+    EXPECT_TRUE(testing::wait_for_cpu_time(pid, SIGTERM, 20));
+    ::kill(pid, SIGTERM);
+    return wait_grundy(pid);
+}
+
+TEST(PeriodsCli, SigtermSavesAndExits75) {
+    ScratchDir tmp;
+    ASSERT_EQ(run_grundy({"periods", "--rows", "30", "--csv", tmp / "ref.csv", "-q"}, tmp / "log"),
+              0);
+    const std::string ck = tmp / "ck";
+    ASSERT_EQ(stop_slow_run(tmp, ck), 75) << slurp(tmp / "log");
+    ASSERT_TRUE(fs::exists(ck));  // saved on the signal, long before the 300 s interval
+    ASSERT_EQ(run_grundy({"periods", "--rows", "30", "--checkpoint", ck, "--resume", "--csv",
+                          tmp / "out.csv", "-q"},
+                         tmp / "log"),
+              0);
+    EXPECT_EQ(slurp(tmp / "out.csv"), slurp(tmp / "ref.csv"));
+}
+
+// A checkpoint written by a run on 2 threads (SIGTERM) resumed on 1, one written on 1 resumed
+// on 3, and one written on 3 killed late and resumed on 2: the same CSV as a run without a stop.
+TEST(PeriodsCli, CheckpointsResumeAcrossThreadCounts) {
+    ScratchDir tmp;
+    ASSERT_EQ(
+        run_grundy({"periods", "--rows", "41", "--csv", tmp / "ref.csv", "-q", "--threads", "1"},
+                   tmp / "log"),
+        0);
+    struct Case {
+        const char* before;
+        const char* after;
+        int checkpoints;  // stopped once this many are written (one every 50 ms)
+        int signal;
+    };
+    // About 17 700 columns at >= 100 us each: every stop lands in phase 1 or its tail.
+    for (const Case c :
+         {Case{"2", "1", 6, SIGTERM}, Case{"1", "3", 10, SIGTERM}, Case{"3", "2", 20, SIGKILL}}) {
+        const std::string tag = std::string(c.before) + "_" + c.after;
+        const std::string ck = tmp / ("ck" + tag), csv = tmp / ("out" + tag + ".csv");
+        const pid_t pid = spawn_grundy(
+            {"periods", "--rows", "41", "--checkpoint", ck, "--threads", c.before,
+             "--checkpoint-every", "0.05", "--test-delay-us", "100", "--csv", csv, "-q"},
+            tmp / "log");
+        wait_for_rewrites(pid, ck, c.checkpoints);
+        ::kill(pid, c.signal);
+        const int status = wait_grundy(pid);
+        if (c.signal == SIGTERM) {
+            ASSERT_EQ(status, 75) << slurp(tmp / "log");
+        }
+        ASSERT_TRUE(fs::exists(ck)) << tag;
+        ASSERT_FALSE(fs::exists(csv)) << tag;
+        ASSERT_EQ(run_grundy({"periods", "--rows", "41", "--checkpoint", ck, "--resume", "--csv",
+                              csv, "-q", "--threads", c.after},
+                             tmp / "log"),
+                  0)
+            << slurp(tmp / "log");
+        EXPECT_EQ(slurp(csv), slurp(tmp / "ref.csv")) << tag;
+    }
+}
+
+TEST(PeriodsCli, CorruptOrMismatchedCheckpointExit2) {
+    ScratchDir tmp;
+    const std::string ck = tmp / "ck";
+    ASSERT_EQ(stop_slow_run(tmp, ck), 75);
+    // Another number of rows.
+    EXPECT_EQ(
+        run_grundy({"periods", "--rows", "31", "--checkpoint", ck, "--resume", "-q"}, tmp / "log2"),
+        2);
+    EXPECT_NE(slurp(tmp / "log2").find("--rows 30"), std::string::npos) << slurp(tmp / "log2");
+    // One byte changed in the payload.
+    std::string data = slurp(ck);
+    data[data.size() / 2] ^= 0x10;
+    std::ofstream(ck, std::ios::binary | std::ios::trunc) << data;
+    EXPECT_EQ(
+        run_grundy({"periods", "--rows", "30", "--checkpoint", ck, "--resume", "-q"}, tmp / "log3"),
+        2);
+    EXPECT_NE(slurp(tmp / "log3").find("corrupt"), std::string::npos) << slurp(tmp / "log3");
+    // Cut short (a crash while copying it somewhere, say).
+    data[data.size() / 2] ^= 0x10;
+    std::ofstream(ck, std::ios::binary | std::ios::trunc) << data.substr(0, data.size() - 100);
+    EXPECT_EQ(
+        run_grundy({"periods", "--rows", "30", "--checkpoint", ck, "--resume", "-q"}, tmp / "log5"),
+        2);
+    EXPECT_NE(slurp(tmp / "log5").find("truncated"), std::string::npos) << slurp(tmp / "log5");
+    // Not a checkpoint at all.
+    std::ofstream(ck, std::ios::binary | std::ios::trunc) << "hello";
+    EXPECT_EQ(
+        run_grundy({"periods", "--rows", "30", "--checkpoint", ck, "--resume", "-q"}, tmp / "log4"),
+        2);
+}
+
+TEST(PeriodsCli, BadInputAndMaxCols) {
+    ScratchDir tmp;
+    const std::string log = tmp / "log";
+    EXPECT_EQ(run_grundy({"periods", "--rows", "0"}, log), 2);
+    EXPECT_EQ(run_grundy({"periods", "--rows", "abc"}, log), 2);
+    EXPECT_EQ(run_grundy({"periods"}, log), 2);
+    EXPECT_EQ(run_grundy({"periods", "--rows", "5", "--resume"}, log), 2);
+    EXPECT_EQ(run_grundy({"periods", "--rows", "5", "--checkpoint-every", "-1"}, log), 2);
+    EXPECT_EQ(run_grundy({"periods", "--rows", "5", "--max-cols", "0"}, log), 2);
+    EXPECT_EQ(run_grundy({"periods", "--rows", "5", "--kernel", "sse9"}, log), 2);
+    EXPECT_EQ(run_grundy({"periods", "--rows", "5", "--csv", tmp / "nowhere/p.csv"}, log), 2);
+    fs::remove(log);
+    EXPECT_EQ(run_grundy({"periods", "--rows", "40", "--max-cols", "1000", "-q"}, log), 3);
+    EXPECT_NE(slurp(log).find("not certified within 1000 columns"), std::string::npos);
+}
+
+TEST(PeriodsCli, WritesCsvAndHdf5) {
+    ScratchDir tmp;
+    ASSERT_EQ(run_grundy({"periods", "--rows", "5", "--csv", tmp / "p.csv", "--output",
+                          tmp / "p.h5", "-q"},
+                         tmp / "log"),
+              0)
+        << slurp(tmp / "log");
+    EXPECT_EQ(slurp(tmp / "p.csv"),
+              "row,preperiod,period,periods_observed,certified,block\n0,0,1,,1,0\n1,0,3,,1,3 3 0\n"
+              "2,0,3,,1,6 3 3\n3,8,6,,1,8 9 4 2 9 4\n4,9,12,,1,7 11 9 7 11 9 3 11 9 7 3 9\n");
+    {
+        const hid_t f = H5Fopen((tmp / "p.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+        ASSERT_GE(f, 0);
+        std::vector<uint64_t> period(5), offsets(6);
+        std::vector<uint32_t> values(1 + 3 + 3 + 6 + 12);
+        const hid_t dp = H5Dopen2(f, "/analysis/row_periods/period", H5P_DEFAULT);
+        const hid_t doff = H5Dopen2(f, "/analysis/row_periods/block_offsets", H5P_DEFAULT);
+        const hid_t dv = H5Dopen2(f, "/analysis/row_periods/block_values", H5P_DEFAULT);
+        ASSERT_GE(dp, 0);
+        ASSERT_GE(doff, 0);
+        ASSERT_GE(dv, 0);
+        H5Dread(dp, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, period.data());
+        H5Dread(doff, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, offsets.data());
+        H5Dread(dv, H5T_NATIVE_UINT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
+        EXPECT_EQ(period, (std::vector<uint64_t>{1, 3, 3, 6, 12}));
+        EXPECT_EQ(offsets, (std::vector<uint64_t>{0, 1, 4, 7, 13, 25}));
+        EXPECT_EQ(std::vector<uint32_t>(values.begin() + 7, values.begin() + 13),
+                  (std::vector<uint32_t>{8, 9, 4, 2, 9, 4}));
+        const hid_t g = H5Gopen2(f, "/analysis/row_periods", H5P_DEFAULT);
+        EXPECT_GT(H5Aexists(g, "x0"), 0);
+        EXPECT_GT(H5Aexists(g, "P"), 0);
+        EXPECT_GT(H5Aexists(g, "comparison_method"), 0);
+        int32_t complete = 0;
+        const hid_t a = H5Aopen(f, "complete", H5P_DEFAULT);
+        H5Aread(a, H5T_NATIVE_INT32, &complete);
+        EXPECT_EQ(complete, 1);
+        H5Aclose(a);
+        H5Gclose(g);
+        H5Dclose(dp);
+        H5Dclose(doff);
+        H5Dclose(dv);
+        H5Fclose(f);
+    }
+    // Refuses to overwrite without --force.
+    EXPECT_EQ(run_grundy({"periods", "--rows", "5", "--output", tmp / "p.h5", "-q"}, tmp / "log"),
+              2);
+}
+
+}  // namespace
+}  // namespace grundy

@@ -1,0 +1,215 @@
+// Running the built `grundy` binary (GRUNDY_EXE) in the CLI tests, the one way: to completion
+// with its output (run_grundy), or in the background with its output in a log (spawn_grundy,
+// optionally under a file size limit and with more environment), then waited for. Tests that
+// stop a run wait for a sign of its progress (wait_for_*), never for a fixed time, so that a
+// busy machine cannot make them fail.
+#pragma once
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace grundy::testing {
+
+struct RunResult {
+    int status = -1;     // exit status, or 128 + signal
+    std::string output;  // stdout and stderr together
+};
+
+// A whole file's bytes ("" when it cannot be read).
+inline std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// The words of a command line as a shell splits them where no expansion is involved: at spaces,
+// except inside "..." or '...' (the quotes removed): `move --sum "nim:1 nim:2"` is three words.
+inline std::vector<std::string> words(const std::string& args) {
+    std::vector<std::string> out;
+    std::string word;
+    bool in_word = false;
+    char quote = 0;
+    for (char c : args) {
+        if (quote) {
+            if (c == quote)
+                quote = 0;
+            else
+                word += c;
+        } else if (c == '"' || c == '\'') {
+            quote = c;
+            in_word = true;
+        } else if (c == ' ' || c == '\t' || c == '\n') {
+            if (in_word) out.push_back(word);
+            word.clear();
+            in_word = false;
+        } else {
+            word += c;
+            in_word = true;
+        }
+    }
+    if (in_word) out.push_back(word);
+    return out;
+}
+
+struct SpawnOptions {
+    std::string log;                         // stdout and stderr; empty: /dev/null
+    bool append = false;                     // append to the log instead of truncating it
+    rlim_t file_size_limit = RLIM_INFINITY;  // RLIMIT_FSIZE (SIGXFSZ at its default action)
+    std::vector<std::string> env;            // NAME=VALUE added to the environment
+};
+
+// Starts the binary with `args`; returns its process id (0 on failure).
+inline pid_t spawn_grundy(const std::vector<std::string>& args, const SpawnOptions& o) {
+    std::vector<std::string> all = {GRUNDY_EXE};
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : all) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::vector<std::string> vars(o.env);
+    for (char** e = environ; *e; ++e) vars.push_back(*e);
+    std::vector<char*> envp;
+    for (auto& e : vars) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    const std::string log = o.log.empty() ? "/dev/null" : o.log;
+    const int flags = O_WRONLY | O_CREAT | (o.append ? O_APPEND : O_TRUNC);
+    const pid_t pid = ::fork();
+    if (pid == 0) {  // only async-signal-safe calls from here to exec
+        const rlimit limit{o.file_size_limit, o.file_size_limit};
+        ::signal(SIGXFSZ, SIG_DFL);
+        const int fd = ::open(log.c_str(), flags, 0644);
+        if (fd < 0 || ::dup2(fd, STDOUT_FILENO) < 0 || ::dup2(fd, STDERR_FILENO) < 0 ||
+            (o.file_size_limit != RLIM_INFINITY && ::setrlimit(RLIMIT_FSIZE, &limit) != 0))
+            ::_exit(126);
+        ::execve(GRUNDY_EXE, argv.data(), envp.data());
+        ::_exit(127);
+    }
+    return pid > 0 ? pid : 0;
+}
+// `args` as one command line, its output replacing the log's contents.
+inline pid_t spawn_grundy(const std::string& args, const std::string& log) {
+    SpawnOptions o;
+    o.log = log;
+    return spawn_grundy(words(args), o);
+}
+// `args` as words, its output appended to the log (several runs of one test into one log).
+inline pid_t spawn_grundy(const std::vector<std::string>& args, const std::string& log) {
+    SpawnOptions o;
+    o.log = log;
+    o.append = true;
+    return spawn_grundy(args, o);
+}
+
+// Waits for a process started by spawn_grundy: its exit status, or 128 + signal.
+inline int wait_grundy(pid_t pid) {
+    int raw = 0;
+    if (pid <= 0 || ::waitpid(pid, &raw, 0) != pid) return -1;
+    return WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+}
+
+// Runs the binary to its end: exit status (stdout and stderr into `log`).
+inline int run_grundy(const std::vector<std::string>& args, const std::string& log,
+                      bool append = true) {
+    SpawnOptions o;
+    o.log = log;
+    o.append = append;
+    return wait_grundy(spawn_grundy(args, o));
+}
+
+// Runs the binary to its end: exit status and output.
+inline RunResult run_grundy(const std::string& args) {
+    char pattern[] = "/tmp/grundy-output-XXXXXX";
+    const int fd = ::mkstemp(pattern);
+    RunResult r;
+    if (fd < 0) return r;
+    ::close(fd);
+    r.status = run_grundy(words(args), pattern, false);
+    r.output = slurp(pattern);
+    ::unlink(pattern);
+    return r;
+}
+
+// Whether the process still runs (it is left waitable for wait_grundy).
+inline bool still_running(pid_t pid) {
+    siginfo_t info{};
+    return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+           info.si_pid == 0;
+}
+
+// Polls `sign` until it holds or the process has ended (or 60 s have passed, a hung run);
+// returns whether it held.
+inline bool wait_for(pid_t pid, const std::function<bool()>& sign) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (sign()) return true;
+        if (!still_running(pid)) return sign();
+        std::this_thread::sleep_for(std::chrono::microseconds(500));
+    }
+    return false;
+}
+
+// The run has written at least `bytes` bytes of `path`.
+inline bool wait_for_file_size(pid_t pid, const std::string& path, uintmax_t bytes) {
+    return wait_for(pid, [&] {
+        std::error_code ec;
+        const uintmax_t size = std::filesystem::file_size(path, ec);
+        return !ec && size >= bytes;
+    });
+}
+
+// The run has written the file `path` `n` times (each write renames a new file over it, with a
+// new modification time).
+inline bool wait_for_rewrites(pid_t pid, const std::string& path, int n) {
+    int seen = 0;
+    struct timespec last {};
+    return wait_for(pid, [&] {
+        struct stat st {};
+        if (::stat(path.c_str(), &st) == 0 &&
+            (st.st_mtim.tv_sec != last.tv_sec || st.st_mtim.tv_nsec != last.tv_nsec)) {
+            last = st.st_mtim;
+            ++seen;
+        }
+        return seen >= n;
+    });
+}
+
+// The process has handled signal `sig` (its handler is installed) and used `ms` milliseconds of
+// CPU time: well into its work, however busy the machine is.
+inline bool wait_for_cpu_time(pid_t pid, int sig, unsigned ms) {
+    const std::string proc = "/proc/" + std::to_string(pid);
+    const long ticks_per_s = ::sysconf(_SC_CLK_TCK);
+    return wait_for(pid, [&] {
+        const std::string status = slurp(proc + "/status");
+        const size_t at = status.find("SigCgt:");
+        if (at == std::string::npos) return false;
+        const unsigned long long caught = std::stoull(status.substr(at + 7), nullptr, 16);
+        if (!((caught >> (sig - 1)) & 1)) return false;
+        // /proc/PID/stat: utime and stime are fields 14 and 15, after the ")" of the name.
+        const std::string stat = slurp(proc + "/stat");
+        std::istringstream in(stat.substr(stat.rfind(')') + 2));
+        std::string field;
+        unsigned long long utime = 0, stime = 0;
+        for (int i = 3; i <= 15 && in >> field; ++i) {
+            if (i == 14) utime = std::stoull(field);
+            if (i == 15) stime = std::stoull(field);
+        }
+        return (utime + stime) * 1000 >= static_cast<unsigned long long>(ms) * ticks_per_s;
+    });
+}
+
+}  // namespace grundy::testing
