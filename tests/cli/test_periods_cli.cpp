@@ -6,6 +6,7 @@
 #include <hdf5.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -84,6 +85,48 @@ TEST(PeriodsCli, SigtermSavesAndExits75) {
                          tmp / "log"),
               0);
     EXPECT_EQ(slurp(tmp / "out.csv"), slurp(tmp / "ref.csv"));
+}
+
+// A checkpoint that cannot be written (here a file size limit below its size; on a full disk the
+// write fails the same way) stops the run: one line, exit status 75, the previous checkpoint
+// intact and no partial .tmp left; with room again, --resume gives the CSV of an uninterrupted
+// run. A first checkpoint that cannot be written says that nothing was saved.
+TEST(PeriodsCli, CheckpointThatCannotBeWrittenKeepsThePreviousOne) {
+    ScratchDir tmp;
+    ASSERT_EQ(run_grundy({"periods", "--rows", "30", "--csv", tmp / "ref.csv", "-q"}, tmp / "log"),
+              0);
+    const std::string ck = tmp / "ck";
+    ASSERT_EQ(stop_slow_run(tmp, ck), 75) << slurp(tmp / "log");
+    const std::string saved = slurp(ck);
+    ASSERT_FALSE(saved.empty());
+    SpawnOptions limited;
+    limited.log = tmp / "full.log";
+    limited.file_size_limit = saved.size() / 2;
+    const std::vector<std::string> resume = {
+        "periods", "--rows",        "30", "--checkpoint", ck, "--resume", "--checkpoint-every", "0",
+        "--csv",   tmp / "out.csv", "-q"};
+    ASSERT_EQ(wait_grundy(spawn_grundy(resume, limited)), 75) << slurp(limited.log);
+    const std::string log = slurp(limited.log);
+    EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 1) << log;
+    EXPECT_NE(log.find("cannot write checkpoint " + ck +
+                       ".tmp: File too large; the previous "
+                       "checkpoint " +
+                       ck + " is intact"),
+              std::string::npos)
+        << log;
+    EXPECT_EQ(slurp(ck), saved);
+    EXPECT_FALSE(fs::exists(ck + ".tmp"));
+    EXPECT_FALSE(fs::exists(tmp / "out.csv"));
+    ASSERT_EQ(run_grundy(resume, tmp / "log"), 0) << slurp(tmp / "log");
+    EXPECT_EQ(slurp(tmp / "out.csv"), slurp(tmp / "ref.csv"));
+
+    fs::remove(ck);
+    limited.log = tmp / "first.log";
+    ASSERT_EQ(wait_grundy(spawn_grundy(resume, limited)), 75) << slurp(limited.log);
+    EXPECT_NE(slurp(limited.log).find("no checkpoint was saved"), std::string::npos)
+        << slurp(limited.log);
+    EXPECT_FALSE(fs::exists(ck));
+    EXPECT_FALSE(fs::exists(ck + ".tmp"));
 }
 
 // A checkpoint written by a run on 2 threads (SIGTERM) resumed on 1, one written on 1 resumed

@@ -368,7 +368,8 @@ TEST(PeriodsThreads, CheckpointKeepsTheSettledRows) {
     o.checkpoint_every = 1e9;  // only the checkpoint of the stop
     o.cancel = &stop;
     o.progress = &progress;
-    strip::test_delay_us = 1;  // blocks of 16 columns, so that the stop comes soon after it is asked
+    strip::test_delay_us =
+        1;  // blocks of 16 columns, so that the stop comes soon after it is asked
     std::thread watch([&] {
         while (progress.settled_rows.load() < 12 && progress.phase.load() < 2)
             std::this_thread::sleep_for(std::chrono::microseconds(200));
