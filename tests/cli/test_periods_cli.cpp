@@ -73,13 +73,19 @@ int stop_slow_run(const ScratchDir& tmp, const std::string& ck) {
     return wait_grundy(pid);
 }
 
-TEST(PeriodsCli, SigtermSavesAndExits75) {
-    ScratchDir tmp;
+// The CSV of 30 rows run without a stop (tmp/ref.csv), and the checkpoint `ck` that a run of them
+// stopped by SIGTERM saved (exit status 75).
+void reference_and_stopped_run(const ScratchDir& tmp, const std::string& ck) {
     ASSERT_EQ(run_grundy({"periods", "--rows", "30", "--csv", tmp / "ref.csv", "-q"}, tmp / "log"),
               0);
-    const std::string ck = tmp / "ck";
     ASSERT_EQ(stop_slow_run(tmp, ck), 75) << slurp(tmp / "log");
     ASSERT_TRUE(fs::exists(ck));  // saved on the signal, long before the 300 s interval
+}
+
+TEST(PeriodsCli, SigtermSavesAndExits75) {
+    ScratchDir tmp;
+    const std::string ck = tmp / "ck";
+    ASSERT_NO_FATAL_FAILURE(reference_and_stopped_run(tmp, ck));
     ASSERT_EQ(run_grundy({"periods", "--rows", "30", "--checkpoint", ck, "--resume", "--csv",
                           tmp / "out.csv", "-q"},
                          tmp / "log"),
@@ -93,10 +99,8 @@ TEST(PeriodsCli, SigtermSavesAndExits75) {
 // run. A first checkpoint that cannot be written says that nothing was saved.
 TEST(PeriodsCli, CheckpointThatCannotBeWrittenKeepsThePreviousOne) {
     ScratchDir tmp;
-    ASSERT_EQ(run_grundy({"periods", "--rows", "30", "--csv", tmp / "ref.csv", "-q"}, tmp / "log"),
-              0);
     const std::string ck = tmp / "ck";
-    ASSERT_EQ(stop_slow_run(tmp, ck), 75) << slurp(tmp / "log");
+    ASSERT_NO_FATAL_FAILURE(reference_and_stopped_run(tmp, ck));
     const std::string saved = slurp(ck);
     ASSERT_FALSE(saved.empty());
     SpawnOptions limited;

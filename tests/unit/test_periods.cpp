@@ -351,6 +351,18 @@ TEST(PeriodsThreads, Rows256MatchTheCommittedResult) {
 
 // certify_row_periods with 1, 2 and 3 threads: the same certificate and rows, through the
 // one-pass route and the two-pass one (no ring).
+// The same certificate and the same rows, blocks included.
+void expect_same_certificate(const PeriodsResult& r, const PeriodsResult& ref) {
+    EXPECT_EQ(r.x0, ref.x0);
+    EXPECT_EQ(r.period, ref.period);
+    ASSERT_EQ(r.rows.size(), ref.rows.size());
+    for (size_t y = 0; y < ref.rows.size(); ++y) {
+        EXPECT_EQ(r.rows[y].preperiod, ref.rows[y].preperiod) << y;
+        EXPECT_EQ(r.rows[y].period, ref.rows[y].period) << y;
+        EXPECT_EQ(r.rows[y].block, ref.rows[y].block) << y;
+    }
+}
+
 // A run stopped while rows are settled keeps them in its checkpoint (their periodicity was
 // proved before it), and the resumed run, settled from the start, ends with the same results as
 // a run without a stop.
@@ -393,14 +405,7 @@ TEST(PeriodsThreads, CheckpointKeepsTheSettledRows) {
     fs::remove(ck);
     ASSERT_EQ(resumed.status, PeriodsResult::Status::Certified);
     EXPECT_TRUE(resumed.resumed);
-    EXPECT_EQ(resumed.x0, whole.x0);
-    EXPECT_EQ(resumed.period, whole.period);
-    ASSERT_EQ(resumed.rows.size(), whole.rows.size());
-    for (size_t y = 0; y < whole.rows.size(); ++y) {
-        EXPECT_EQ(resumed.rows[y].preperiod, whole.rows[y].preperiod) << y;
-        EXPECT_EQ(resumed.rows[y].period, whole.rows[y].period) << y;
-        EXPECT_EQ(resumed.rows[y].block, whole.rows[y].block) << y;
-    }
+    expect_same_certificate(resumed, whole);
 }
 
 TEST(PeriodsThreads, CertificatesAgree) {
@@ -418,16 +423,9 @@ TEST(PeriodsThreads, CertificatesAgree) {
             SCOPED_TRACE(std::to_string(threads) + " threads, ring " + std::to_string(ring));
             ASSERT_EQ(r.status, PeriodsResult::Status::Certified);
             EXPECT_EQ(r.threads, threads);
-            EXPECT_EQ(r.x0, one.x0);
-            EXPECT_EQ(r.period, one.period);
             EXPECT_EQ(r.second_pass, one.second_pass);
             EXPECT_EQ(r.ring_len, one.ring_len);
-            ASSERT_EQ(r.rows.size(), one.rows.size());
-            for (size_t y = 0; y < one.rows.size(); ++y) {
-                EXPECT_EQ(r.rows[y].preperiod, one.rows[y].preperiod) << y;
-                EXPECT_EQ(r.rows[y].period, one.rows[y].period) << y;
-                EXPECT_EQ(r.rows[y].block, one.rows[y].block) << y;
-            }
+            expect_same_certificate(r, one);
         }
     }
 }
