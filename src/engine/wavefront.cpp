@@ -38,14 +38,16 @@ uint32_t default_tile(uint64_t rows, uint64_t cols, int threads) {
 }
 
 uint64_t estimate_state_bytes(uint64_t rows, uint64_t cols, uint32_t tile) {
-    // Row y spans at most 3y + 1 values, kept in up to twice that; a column or diagonal at most
-    // 3 min(X, Y). All rows and columns can be open at once in a square; diagonals likewise.
+    // Row y spans at most 3 min(y, X) + 1 values, kept in up to twice that; a column or
+    // diagonal at most 3 min(X, Y). All rows and columns can be open at once in a square;
+    // diagonals likewise.
     const double y = static_cast<double>(rows), x = static_cast<double>(cols);
     const double m = std::min(x, y);
-    const double bits = 2.0 * (1.5 * y * y)        // rows: sum of 2 * 3y
-                        + x * 2.0 * 3.0 * m        // columns
-                        + (x + y) * 2.0 * 3.0 * m  // diagonals
-                        + 64.0 * 64.0 * (x + y);   // per-window overheads
+    const double row_span = 1.5 * m * m + 3.0 * m * (y - m);  // sum over rows of 3 min(y, X)
+    const double bits = 2.0 * row_span                        // rows
+                        + x * 2.0 * 3.0 * m                   // columns
+                        + (x + y) * 2.0 * 3.0 * m             // diagonals
+                        + 64.0 * 64.0 * (x + y);              // per-window overheads
     (void)tile;
     return static_cast<uint64_t>(bits / 8.0);
 }
@@ -176,15 +178,16 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
     // to its left and below (the one below-left is implied), not for a whole anti-diagonal, so
     // workers never idle at a barrier while work is ready. A mirrored tile is done with its
     // mirror, so dependencies on it point at its mirror's task.
-    std::vector<char> done(tiles_x * tiles_y + 1);  // dependency tokens; the last is "none"
-    auto task_of = [&](uint64_t i, uint64_t j) {    // index of the task that finishes tile (i, j)
+    // A tile on the table's left or bottom edge has no tile there to wait for: it waits on a
+    // token of its own that no task writes. One token shared by all of them would collect an
+    // `in` dependence per edge tile, and libgomp walks that list for every new one: task
+    // creation quadratic in the edge's length, minutes for a table one row high.
+    std::vector<char> done(tiles_x * tiles_y), nothing(tiles_x * tiles_y);  // dependency tokens
+    auto task_of = [&](uint64_t i, uint64_t j) {  // index of the task that finishes tile (i, j)
         if (i < j && mirrored(i, j)) std::swap(i, j);
         return j * tiles_x + i;
     };
-    auto token = [&](uint64_t i, uint64_t j) -> char* {
-        if (i >= tiles_x || j >= tiles_y) return &done.back();
-        return &done[task_of(i, j)];
-    };
+    auto token = [&](uint64_t i, uint64_t j) -> char* { return &done[task_of(i, j)]; };
 
     // Resuming: a task is replayed when its tiles (with its mirror) are stored and so are the
     // tasks it depends on. That is the largest set of stored tasks a run could have finished
@@ -227,8 +230,8 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
                 const uint64_t j = s - i;
                 if (i < j && mirrored(i, j)) continue;  // done by the task of (j, i)
                 if (static_cast<bool>(replayed[j * tiles_x + i]) != replay_pass) continue;
-                char* left = i ? token(i - 1, j) : token(tiles_x, 0);
-                char* below = j ? token(i, j - 1) : token(tiles_x, 0);
+                char* left = i ? token(i - 1, j) : &nothing[j * tiles_x + i];
+                char* below = j ? token(i, j - 1) : &nothing[j * tiles_x + i];
                 char* self = token(i, j);
                 (void)left, (void)below, (void)self;  // GCC does not count uses in depend
 #pragma omp task firstprivate(i, j, replay_pass) depend(in                              \
