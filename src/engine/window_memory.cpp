@@ -1,0 +1,189 @@
+#include "engine/window_memory.hpp"
+
+#include <sys/mman.h>
+
+#include <array>
+#include <cstddef>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define GRUNDY_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define GRUNDY_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define GRUNDY_POISON(p, n) ((void)(p), (void)(n))
+#define GRUNDY_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+namespace grundy::engine {
+namespace {
+
+// Size classes: multiples of 64 bytes up to 1 KiB, then four per doubling (at most 25% more
+// than asked, and BitWindow turns the excess into capacity), up to kWindowBlockLargest.
+// Freed blocks stay in their class for the next window of that size; they are not merged.
+// (Blocks of powers of two that merge with their buddies kept less memory but cost a fifth
+// more CPU: windows aligned to their power-of-two sizes fall into the same cache sets.)
+constexpr uint64_t kSmallStep = 64;
+constexpr uint64_t kSmallLimit = 1024;
+constexpr int kSmallClasses = static_cast<int>(kSmallLimit / kSmallStep);
+constexpr int kLog2SmallLimit = 10;
+constexpr int kLog2Largest = 22;
+constexpr int kClasses = kSmallClasses + 4 * (kLog2Largest - kLog2SmallLimit);
+static_assert(kWindowBlockLargest == uint64_t{1} << kLog2Largest);
+
+// Mappings are large, so that faults fill whole huge pages and a run needs few of them, and
+// aligned to the huge page size, so that every 2 MiB of them can be one.
+constexpr uint64_t kHugePage = uint64_t{2} << 20;
+constexpr uint64_t kMappingBytes = uint64_t{32} << 20;
+constexpr uint64_t kPage = 4096;
+
+struct SizeClass {
+    int index;
+    uint64_t bytes;
+};
+
+SizeClass size_class(uint64_t bytes) {
+    if (bytes <= kSmallLimit) {
+        const uint64_t steps = bytes == 0 ? 1 : (bytes + kSmallStep - 1) / kSmallStep;
+        return {static_cast<int>(steps) - 1, steps * kSmallStep};
+    }
+    const int k = 63 - __builtin_clzll(bytes - 1);  // 2^k <= bytes - 1 < 2^(k + 1)
+    const uint64_t step = uint64_t{1} << (k - 2);
+    const uint64_t m = (bytes - 1) / step;  // 4..7
+    return {kSmallClasses + 4 * (k - kLog2SmallLimit) + static_cast<int>(m - 4), (m + 1) * step};
+}
+
+uint64_t round_to_pages(uint64_t bytes) {
+    return (bytes + kPage - 1) / kPage * kPage;
+}
+
+// `bytes` of fresh zero pages, aligned to `alignment` (a multiple of the page size), advised
+// for huge pages where it can hold one.
+void* map_aligned(uint64_t bytes, uint64_t alignment) {
+    const uint64_t padded = bytes + alignment - kPage;
+    void* p = mmap(nullptr, padded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    const auto start = reinterpret_cast<uintptr_t>(p);
+    const uintptr_t aligned = (start + alignment - 1) / alignment * alignment;
+    if (aligned > start) munmap(p, aligned - start);
+    const uintptr_t end = start + padded, aligned_end = aligned + bytes;
+    if (end > aligned_end) munmap(reinterpret_cast<void*>(aligned_end), end - aligned_end);
+    if (bytes >= kHugePage) madvise(reinterpret_cast<void*>(aligned), bytes, MADV_HUGEPAGE);
+    return reinterpret_cast<void*>(aligned);
+}
+
+// One allocator for the process, behind one lock: a run makes a few allocations per tile and
+// per window growth, far too few for the lock to matter, and any thread may free any block.
+class WindowMemory {
+  public:
+    void* allocate(uint64_t bytes) {
+        if (bytes > kWindowBlockLargest) {
+            const uint64_t size = round_to_pages(bytes);
+            void* p = map_aligned(size, kPage);
+            std::lock_guard<std::mutex> lock(mutex_);
+            ++stats_.live_blocks;
+            ++stats_.mappings_made;
+            stats_.mapped_bytes += size;
+            return p;
+        }
+        const SizeClass c = size_class(bytes);
+        std::lock_guard<std::mutex> lock(mutex_);
+        void* p = free_[c.index];
+        if (p) {
+            GRUNDY_UNPOISON(p, c.bytes);
+            free_[c.index] = *static_cast<void**>(p);
+            ++stats_.reused_blocks;
+        } else {
+            if (c.bytes > room_) {
+                // The rest of the current mapping is left unused: less than kWindowBlockLargest
+                // of address space, never touched.
+                next_ = static_cast<char*>(map_aligned(kMappingBytes, kHugePage));
+                GRUNDY_POISON(next_, kMappingBytes);
+                mappings_.push_back(next_);
+                room_ = kMappingBytes;
+                ++stats_.mappings_made;
+                stats_.mapped_bytes += kMappingBytes;
+            }
+            p = next_;
+            next_ += c.bytes;
+            room_ -= c.bytes;
+            GRUNDY_UNPOISON(p, c.bytes);
+        }
+        ++stats_.live_blocks;
+        return p;
+    }
+
+    void free(void* block, uint64_t bytes) {
+        if (!block) return;
+        if (bytes > kWindowBlockLargest) {
+            const uint64_t size = round_to_pages(bytes);
+            munmap(block, size);
+            std::lock_guard<std::mutex> lock(mutex_);
+            stats_.mapped_bytes -= size;
+            release_if_unused();
+            return;
+        }
+        const SizeClass c = size_class(bytes);
+        std::lock_guard<std::mutex> lock(mutex_);
+        *static_cast<void**>(block) = free_[c.index];
+        free_[c.index] = block;
+        GRUNDY_POISON(block, c.bytes);
+        release_if_unused();
+    }
+
+    WindowMemoryStats stats() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return stats_;
+    }
+
+  private:
+    // Counts a block freed. With none left in use (a run is over), everything goes back to the
+    // system: a host program that computes one table should not keep its windows' memory.
+    void release_if_unused() {
+        if (--stats_.live_blocks != 0 || mappings_.empty()) return;
+        for (char* m : mappings_) {
+            GRUNDY_UNPOISON(m, kMappingBytes);
+            munmap(m, kMappingBytes);
+        }
+        stats_.mapped_bytes -= mappings_.size() * kMappingBytes;
+        mappings_.clear();
+        free_.fill(nullptr);
+        next_ = nullptr;
+        room_ = 0;
+    }
+
+    std::mutex mutex_;
+    std::array<void*, kClasses> free_{};  // per class, a list linked through each block's start
+    std::vector<char*> mappings_;
+    char* next_ = nullptr;  // where the current mapping's unused part starts
+    uint64_t room_ = 0;     // its bytes
+    WindowMemoryStats stats_;
+};
+
+// Never destroyed: windows may be freed by static destructors of other translation units.
+WindowMemory& memory() {
+    static WindowMemory* const m = new WindowMemory;
+    return *m;
+}
+
+}  // namespace
+
+uint64_t window_block_size(uint64_t bytes) {
+    return bytes > kWindowBlockLargest ? round_to_pages(bytes) : size_class(bytes).bytes;
+}
+
+void* allocate_window_block(uint64_t bytes) {
+    return memory().allocate(bytes);
+}
+
+void free_window_block(void* block, uint64_t bytes) {
+    memory().free(block, bytes);
+}
+
+WindowMemoryStats window_memory_stats() {
+    return memory().stats();
+}
+
+}  // namespace grundy::engine
