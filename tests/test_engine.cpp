@@ -179,12 +179,9 @@ TEST(Engine, ThinTablesTakeLinearWork) {
             const uint64_t kLong = uint64_t{1} << (thick == 1 && !tall ? 22 : 20);
             const uint64_t rows = tall ? kLong : thick, cols = tall ? thick : kLong;
             MemoryTable table;
-            EngineOptions o;
-            o.rows = rows;
-            o.cols = cols;
-            o.threads = 2;
             const double before = cpu_seconds();
-            const EngineStats stats = compute_table(o, table);
+            const EngineStats stats =
+                compute_table(EngineOptions{.rows = rows, .cols = cols, .threads = 2}, table);
             const double used = cpu_seconds() - before;
             EXPECT_LT(used, 10.0) << rows << " x " << cols;
             EXPECT_LT(stats.peak_state_bytes, uint64_t{1} << 20) << rows << " x " << cols;

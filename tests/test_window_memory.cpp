@@ -164,13 +164,8 @@ TEST(WindowMemory, WindowsUseTheirWholeBlock) {
 // A whole run gives every block back: the allocator keeps nothing afterwards (in a host
 // program, a table's windows' memory is not held after grundy.table returns).
 TEST(WindowMemory, ARunGivesEverythingBack) {
-    EngineOptions o;
-    o.rows = 300;
-    o.cols = 777;
-    o.threads = 2;
-    o.tile = 64;
     MemoryTable table;
-    compute_table(o, table);
+    compute_table(EngineOptions{.rows = 300, .cols = 777, .threads = 2, .tile = 64}, table);
     EXPECT_EQ(window_memory_stats().live_blocks, 0u);
     EXPECT_EQ(window_memory_stats().mapped_bytes, 0u);
     EXPECT_EQ(table(776, 0), 776u);
