@@ -23,7 +23,7 @@ bool aligned64(const void* p) {
 
 TEST(WindowMemory, SizeClassesCoverTheRequestTightly) {
     uint64_t previous = 0;
-    for (uint64_t bytes = 1; bytes <= (uint64_t{9} << 20); bytes += 1 + bytes / 37) {
+    for (uint64_t bytes = 1; bytes <= (uint64_t{3} << 20); bytes += 1 + bytes / 37) {
         const uint64_t size = window_block_size(bytes);
         ASSERT_GE(size, bytes);
         ASSERT_EQ(size % 64, 0u) << bytes;
@@ -41,28 +41,33 @@ TEST(WindowMemory, SizeClassesCoverTheRequestTightly) {
     }
 }
 
-// Freed blocks serve later requests of their class: taking the same sizes again maps nothing
-// more; and the last free gives everything back to the system.
+// Freed blocks serve later requests: taking the same sizes again maps nothing more; and the
+// last free gives everything back to the system.
 TEST(WindowMemory, FreedBlocksAreReusedAndAllIsReleasedAtTheEnd) {
     const WindowMemoryStats before = window_memory_stats();
     ASSERT_EQ(before.live_blocks, 0u);  // every other test gives its blocks back
     // A block that stays taken, so that the others' frees do not release the mappings.
     void* keep = allocate_window_block(100);
-    const uint64_t sizes[] = {1, 63, 64, 65, 1000, 4095, 4097, 12345, 1u << 20, 3u << 20};
+    const uint64_t sizes[] = {1, 63, 64, 65, 1000, 4095, 4097, 12345, 65536, 1u << 20};
     std::vector<void*> blocks;
     for (uint64_t bytes : sizes) blocks.push_back(allocate_window_block(bytes));
     for (void* p : blocks) EXPECT_TRUE(aligned64(p));
     const WindowMemoryStats taken = window_memory_stats();
     EXPECT_EQ(taken.live_blocks, std::size(sizes) + 1);
     for (int round = 1; round <= 3; ++round) {
+        // Half of them freed and taken again: the blocks come back from their slabs' lists.
+        for (size_t i = 0; i < blocks.size(); i += 2) free_window_block(blocks[i], sizes[i]);
+        for (size_t i = 0; i < blocks.size(); i += 2) blocks[i] = allocate_window_block(sizes[i]);
+        // All of them, in the reverse order, with sizes of the same class: the slabs come back
+        // from the pool of empty ones.
         for (size_t i = 0; i < blocks.size(); ++i) free_window_block(blocks[i], sizes[i]);
-        // In the reverse order, and sizes of the same class: the same blocks serve.
         for (size_t i = blocks.size(); i-- > 0;)
             blocks[i] = allocate_window_block(window_block_size(sizes[i]));
         const WindowMemoryStats again = window_memory_stats();
-        EXPECT_EQ(again.mappings_made, taken.mappings_made) << "round " << round;
+        // The block above the largest class (the last, freed in the second half) is mapped anew.
+        EXPECT_EQ(again.mappings_made, taken.mappings_made + round) << "round " << round;
         EXPECT_EQ(again.mapped_bytes, taken.mapped_bytes) << "round " << round;
-        EXPECT_EQ(again.reused_blocks, taken.reused_blocks + round * std::size(sizes));
+        EXPECT_GT(again.reused_blocks, taken.reused_blocks);
     }
     for (size_t i = 0; i < blocks.size(); ++i) free_window_block(blocks[i], sizes[i]);
     EXPECT_GT(window_memory_stats().mapped_bytes, 0u);
@@ -71,6 +76,24 @@ TEST(WindowMemory, FreedBlocksAreReusedAndAllIsReleasedAtTheEnd) {
     EXPECT_EQ(after.live_blocks, 0u);
     EXPECT_EQ(after.mapped_bytes, 0u);
     free_window_block(nullptr, 64);  // ignored
+}
+
+// Memory freed by blocks of one size serves blocks of another once whole slabs are free: the
+// windows of a run grow through the classes, and what they leave behind must not stay in the
+// classes they left.
+TEST(WindowMemory, EmptiedSlabsServeOtherClasses) {
+    void* keep = allocate_window_block(100);
+    std::vector<void*> blocks;
+    for (int i = 0; i < 20000; ++i) blocks.push_back(allocate_window_block(1500));
+    const WindowMemoryStats small = window_memory_stats();
+    for (void* p : blocks) free_window_block(p, 1500);
+    blocks.clear();
+    for (int i = 0; i < 20000 * 1500 / 6000; ++i) blocks.push_back(allocate_window_block(6000));
+    EXPECT_EQ(window_memory_stats().mapped_bytes, small.mapped_bytes);
+    EXPECT_EQ(window_memory_stats().mappings_made, small.mappings_made);
+    for (void* p : blocks) free_window_block(p, 6000);
+    free_window_block(keep, 100);
+    EXPECT_EQ(window_memory_stats().mapped_bytes, 0u);
 }
 
 // Every byte of every block is the block's own: blocks of many sizes, alive together, each
@@ -86,7 +109,7 @@ TEST(WindowMemory, BlocksDoNotOverlap) {
     std::vector<Block> blocks;
     for (int i = 0; i < 600; ++i) {
         const uint64_t bytes = i % 100 == 99 ? kWindowBlockLargest + 1 + rng() % 20000
-                                             : 1 + rng() % (i % 3 == 0 ? 300000 : 5000);
+                                             : 1 + rng() % (i % 3 == 0 ? 60000 : 5000);
         auto* p = static_cast<unsigned char*>(allocate_window_block(bytes));
         ASSERT_TRUE(aligned64(p));
         const auto fill = static_cast<unsigned char>(i);
@@ -147,7 +170,7 @@ TEST(WindowMemory, ThreadsTakeAndFreeEachOthersBlocks) {
 
 // A window keeps the extra words of its block's size class as capacity.
 TEST(WindowMemory, WindowsUseTheirWholeBlock) {
-    for (uint64_t words : {1u, 16u, 100u, 1000u, 5000u, 70000u, 600000u}) {
+    for (uint64_t words : {1u, 16u, 100u, 1000u, 5000u, 8000u, 70000u, 600000u}) {
         BitWindow w;
         w.open(0, words);
         EXPECT_GE(w.capacity, words);

@@ -21,15 +21,14 @@ namespace grundy::engine {
 namespace {
 
 // Size classes: multiples of 64 bytes up to 1 KiB, then four per doubling (at most 25% more
-// than asked, and BitWindow turns the excess into capacity), up to kWindowBlockLargest.
-// Freed blocks stay in their class for the next window of that size; they are not merged.
-// (Blocks of powers of two that merge with their buddies kept less memory but cost a fifth
-// more CPU: windows aligned to their power-of-two sizes fall into the same cache sets.)
+// than asked, and BitWindow turns the excess into capacity). (Blocks of powers of two that
+// merge with their buddies cost a fifth more CPU: windows aligned to their power-of-two sizes
+// fall into the same cache sets.)
 constexpr uint64_t kSmallStep = 64;
 constexpr uint64_t kSmallLimit = 1024;
 constexpr int kSmallClasses = static_cast<int>(kSmallLimit / kSmallStep);
 constexpr int kLog2SmallLimit = 10;
-constexpr int kLog2Largest = 22;
+constexpr int kLog2Largest = 16;
 constexpr int kClasses = kSmallClasses + 4 * (kLog2Largest - kLog2SmallLimit);
 static_assert(kWindowBlockLargest == uint64_t{1} << kLog2Largest);
 
@@ -74,62 +73,91 @@ void* map_aligned(uint64_t bytes, uint64_t alignment) {
     return reinterpret_cast<void*>(aligned);
 }
 
+// Blocks of a class are cut from slabs of kSlabBytes (aligned, so a block finds its slab from
+// its address) holding blocks of that class only. A slab whose blocks are all free again goes
+// back to a pool that serves any class. Without that, the blocks that growing windows leave
+// behind stayed in their classes while the demand moved to larger ones, and a 16384^2 run kept
+// as much memory in free lists as in windows. Larger blocks would be too few per slab: they are
+// mapped on their own.
+constexpr uint64_t kSlabBytes = uint64_t{256} << 10;
+
+struct Slab {  // at the start of its slab, which its blocks follow
+    Slab* prev;
+    Slab* next;       // in its class's list of slabs with a free block, or the pool of empty ones
+    void* free_list;  // freed blocks, linked through their first bytes
+    uint64_t unused;  // offset of the first never-used byte
+    uint64_t live;    // blocks taken
+    int index;        // size class
+};
+constexpr uint64_t kSlabHeader = 64;
+static_assert(sizeof(Slab) <= kSlabHeader);
+
+Slab* slab_of(void* block) {
+    return reinterpret_cast<Slab*>(reinterpret_cast<uintptr_t>(block) & ~(kSlabBytes - 1));
+}
+
+// A doubly linked list of slabs.
+struct SlabList {
+    Slab* head = nullptr;
+    void push(Slab* s) {
+        s->prev = nullptr;
+        s->next = head;
+        if (head) head->prev = s;
+        head = s;
+    }
+    void remove(Slab* s) {
+        (s->prev ? s->prev->next : head) = s->next;
+        if (s->next) s->next->prev = s->prev;
+    }
+};
+
 // One allocator for the process, behind one lock: a run makes a few allocations per tile and
 // per window growth, far too few for the lock to matter, and any thread may free any block.
 class WindowMemory {
   public:
     void* allocate(uint64_t bytes) {
-        if (bytes > kWindowBlockLargest) {
-            const uint64_t size = round_to_pages(bytes);
-            void* p = map_aligned(size, kPage);
-            std::lock_guard<std::mutex> lock(mutex_);
-            ++stats_.live_blocks;
-            ++stats_.mappings_made;
-            stats_.mapped_bytes += size;
-            return p;
-        }
+        if (bytes > kWindowBlockLargest) return allocate_mapped(bytes);
         const SizeClass c = size_class(bytes);
         std::lock_guard<std::mutex> lock(mutex_);
-        void* p = free_[c.index];
+        Slab* s = partial_[c.index].head;
+        if (!s) {
+            s = fresh_slab(c.index);
+            partial_[c.index].push(s);
+        }
+        void* p = s->free_list;
         if (p) {
             GRUNDY_UNPOISON(p, c.bytes);
-            free_[c.index] = *static_cast<void**>(p);
+            s->free_list = *static_cast<void**>(p);
             ++stats_.reused_blocks;
         } else {
-            if (c.bytes > room_) {
-                // The rest of the current mapping is left unused: less than kWindowBlockLargest
-                // of address space, never touched.
-                next_ = static_cast<char*>(map_aligned(kMappingBytes, kHugePage));
-                GRUNDY_POISON(next_, kMappingBytes);
-                mappings_.push_back(next_);
-                room_ = kMappingBytes;
-                ++stats_.mappings_made;
-                stats_.mapped_bytes += kMappingBytes;
-            }
-            p = next_;
-            next_ += c.bytes;
-            room_ -= c.bytes;
+            p = reinterpret_cast<char*>(s) + s->unused;
+            s->unused += c.bytes;
             GRUNDY_UNPOISON(p, c.bytes);
         }
+        ++s->live;
+        if (!s->free_list && s->unused + c.bytes > kSlabBytes) partial_[c.index].remove(s);
         ++stats_.live_blocks;
         return p;
     }
 
     void free(void* block, uint64_t bytes) {
         if (!block) return;
-        if (bytes > kWindowBlockLargest) {
-            const uint64_t size = round_to_pages(bytes);
-            munmap(block, size);
-            std::lock_guard<std::mutex> lock(mutex_);
-            stats_.mapped_bytes -= size;
-            release_if_unused();
-            return;
-        }
+        if (bytes > kWindowBlockLargest) return free_mapped(block, bytes);
         const SizeClass c = size_class(bytes);
         std::lock_guard<std::mutex> lock(mutex_);
-        *static_cast<void**>(block) = free_[c.index];
-        free_[c.index] = block;
+        Slab* s = slab_of(block);
+        const bool was_full = !s->free_list && s->unused + c.bytes > kSlabBytes;
+        *static_cast<void**>(block) = s->free_list;
+        s->free_list = block;
         GRUNDY_POISON(block, c.bytes);
+        if (--s->live == 0) {
+            if (!was_full) partial_[c.index].remove(s);
+            GRUNDY_POISON(reinterpret_cast<char*>(s) + kSlabHeader, kSlabBytes - kSlabHeader);
+            empty_.push(s);
+        } else if (was_full) {
+            partial_[c.index].push(s);
+        }
+        --stats_.live_blocks;
         release_if_unused();
     }
 
@@ -139,23 +167,70 @@ class WindowMemory {
     }
 
   private:
-    // Counts a block freed. With none left in use (a run is over), everything goes back to the
-    // system: a host program that computes one table should not keep its windows' memory.
+    void* allocate_mapped(uint64_t bytes) {
+        const uint64_t size = round_to_pages(bytes);
+        void* p = map_aligned(size, kPage);
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++stats_.live_blocks;
+        ++stats_.mappings_made;
+        stats_.mapped_bytes += size;
+        return p;
+    }
+
+    void free_mapped(void* block, uint64_t bytes) {
+        const uint64_t size = round_to_pages(bytes);
+        munmap(block, size);
+        std::lock_guard<std::mutex> lock(mutex_);
+        stats_.mapped_bytes -= size;
+        --stats_.live_blocks;
+        release_if_unused();
+    }
+
+    // An empty slab for class `index`: from the pool, else cut from the current mapping.
+    Slab* fresh_slab(int index) {
+        Slab* s = empty_.head;
+        if (s) {
+            empty_.remove(s);
+        } else {
+            if (room_ < kSlabBytes) {
+                next_ = static_cast<char*>(map_aligned(kMappingBytes, kHugePage));
+                GRUNDY_POISON(next_, kMappingBytes);
+                mappings_.push_back(next_);
+                room_ = kMappingBytes;
+                ++stats_.mappings_made;
+                stats_.mapped_bytes += kMappingBytes;
+            }
+            s = reinterpret_cast<Slab*>(next_);
+            next_ += kSlabBytes;
+            room_ -= kSlabBytes;
+        }
+        GRUNDY_UNPOISON(s, kSlabHeader);
+        s->free_list = nullptr;
+        s->unused = kSlabHeader;
+        s->live = 0;
+        s->index = index;
+        return s;
+    }
+
+    // With no block in use (a run is over), everything goes back to the system: a host program
+    // that computes one table should not keep its windows' memory afterwards.
     void release_if_unused() {
-        if (--stats_.live_blocks != 0 || mappings_.empty()) return;
+        if (stats_.live_blocks != 0 || mappings_.empty()) return;
         for (char* m : mappings_) {
             GRUNDY_UNPOISON(m, kMappingBytes);
             munmap(m, kMappingBytes);
         }
         stats_.mapped_bytes -= mappings_.size() * kMappingBytes;
         mappings_.clear();
-        free_.fill(nullptr);
+        partial_.fill(SlabList{});
+        empty_ = SlabList{};
         next_ = nullptr;
         room_ = 0;
     }
 
     std::mutex mutex_;
-    std::array<void*, kClasses> free_{};  // per class, a list linked through each block's start
+    std::array<SlabList, kClasses> partial_{};  // per class, its slabs with a free block
+    SlabList empty_;                            // slabs with no block taken, for any class
     std::vector<char*> mappings_;
     char* next_ = nullptr;  // where the current mapping's unused part starts
     uint64_t room_ = 0;     // its bytes

@@ -5,9 +5,10 @@
 // faulted in 4 KiB at a time, and blocks freed by one worker are not reused by the other.
 // glibc's tunables that cure this (one arena, huge pages) are read only when a program starts,
 // so a host program (Python, a user's C++) would have to be started again with them. Instead
-// the engine takes its blocks from here: size classes carved from large mappings advised for
-// transparent huge pages, kept on free lists and reused for as long as any block is in use,
-// and given back to the system when the last one is freed (the end of a run).
+// the engine takes its blocks from here: size classes cut from slabs in large mappings advised
+// for transparent huge pages, freed blocks reused by any thread, slabs whose blocks are all
+// free reused by any class, and everything given back to the system when the last block is
+// freed (the end of a run).
 #pragma once
 
 #include <cstdint>
@@ -36,7 +37,8 @@ struct WindowMemoryStats {
 };
 WindowMemoryStats window_memory_stats();
 
-// Blocks above this size are mapped on their own and unmapped when freed.
-inline constexpr uint64_t kWindowBlockLargest = uint64_t{4} << 20;
+// Blocks above this size are mapped on their own and unmapped when freed (windows of rows above
+// about 170 000).
+inline constexpr uint64_t kWindowBlockLargest = uint64_t{64} << 10;
 
 }  // namespace grundy::engine
