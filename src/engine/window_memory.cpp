@@ -32,9 +32,9 @@ constexpr int kLog2Largest = 16;
 constexpr int kClasses = kSmallClasses + 4 * (kLog2Largest - kLog2SmallLimit);
 static_assert(kWindowBlockLargest == uint64_t{1} << kLog2Largest);
 
-// Mappings are large, so that faults fill whole huge pages and a run needs few of them, and
-// aligned to the huge page size, so that every 2 MiB of them can be one.
-constexpr uint64_t kHugePage = uint64_t{2} << 20;
+// Mappings are large, so that a run needs few of them. They are not advised for transparent
+// huge pages: in a Python process those faults competed with the result array's (numpy
+// advises it), and the module's run took longer; the program was as fast either way.
 constexpr uint64_t kMappingBytes = uint64_t{32} << 20;
 constexpr uint64_t kPage = 4096;
 
@@ -58,8 +58,7 @@ uint64_t round_to_pages(uint64_t bytes) {
     return (bytes + kPage - 1) / kPage * kPage;
 }
 
-// `bytes` of fresh zero pages, aligned to `alignment` (a multiple of the page size), advised
-// for huge pages where it can hold one.
+// `bytes` of fresh zero pages, aligned to `alignment` (a multiple of the page size).
 void* map_aligned(uint64_t bytes, uint64_t alignment) {
     const uint64_t padded = bytes + alignment - kPage;
     void* p = mmap(nullptr, padded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -69,7 +68,6 @@ void* map_aligned(uint64_t bytes, uint64_t alignment) {
     if (aligned > start) munmap(p, aligned - start);
     const uintptr_t end = start + padded, aligned_end = aligned + bytes;
     if (end > aligned_end) munmap(reinterpret_cast<void*>(aligned_end), end - aligned_end);
-    if (bytes >= kHugePage) madvise(reinterpret_cast<void*>(aligned), bytes, MADV_HUGEPAGE);
     return reinterpret_cast<void*>(aligned);
 }
 
@@ -193,7 +191,7 @@ class WindowMemory {
             empty_.remove(s);
         } else {
             if (room_ < kSlabBytes) {
-                next_ = static_cast<char*>(map_aligned(kMappingBytes, kHugePage));
+                next_ = static_cast<char*>(map_aligned(kMappingBytes, kSlabBytes));
                 GRUNDY_POISON(next_, kMappingBytes);
                 mappings_.push_back(next_);
                 room_ = kMappingBytes;

@@ -1,14 +1,13 @@
 // The windows' memory: where every BitWindow's words come from, in any process.
 //
 // A run opens, grows and closes hundreds of thousands of windows of a few KiB, from every
-// worker thread. Taken from malloc, each worker gets an arena of its own whose pages are
-// faulted in 4 KiB at a time, and blocks freed by one worker are not reused by the other.
-// glibc's tunables that cure this (one arena, huge pages) are read only when a program starts,
-// so a host program (Python, a user's C++) would have to be started again with them. Instead
-// the engine takes its blocks from here: size classes cut from slabs in large mappings advised
-// for transparent huge pages, freed blocks reused by any thread, slabs whose blocks are all
-// free reused by any class, and everything given back to the system when the last block is
-// freed (the end of a run).
+// worker thread. Taken from malloc, each worker gets an arena of its own, and blocks freed by
+// one worker are not reused by the other; glibc's tunables that cure this (one arena, huge
+// pages) are read only when a program starts, so a host program (Python, a user's C++) would
+// have to be started again with them. Instead the engine takes its blocks from here: size
+// classes cut from slabs in large mappings, freed blocks reused by any thread, slabs whose
+// blocks are all free reused by any class, and everything given back to the system when the
+// last block is freed (the end of a run).
 #pragma once
 
 #include <cstdint>
