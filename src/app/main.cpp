@@ -8,7 +8,6 @@
 #include <new>
 
 #include "app/command.hpp"
-#include "app/malloc_tuning.hpp"
 #include "app/option_names.hpp"
 #include "grundy/error.hpp"
 #include "grundy/version.hpp"
@@ -35,7 +34,6 @@ void print_usage(std::ostream& out) {
 
 int main(int argc, char** argv) {
     using namespace grundy::app;
-    tune_malloc(argv);  // may start grundy again: before anything else is done
     if (argc < 2) {
         print_usage(std::cerr);
         return 2;
@@ -47,8 +45,6 @@ int main(int argc, char** argv) {
     }
     if (first == "--version" || first == "-V") {
         std::cout << grundy::kSoftwareName << " " << grundy::kVersion << "\n";
-        const char* tunables = std::getenv("GLIBC_TUNABLES");  // what tune_malloc left
-        std::cout << "malloc tunables: " << (tunables && *tunables ? tunables : "none") << "\n";
         return 0;
     }
     const Command* command = find_command(first);

@@ -7,11 +7,10 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <new>
 
 #include "engine/config.hpp"
+#include "engine/window_memory.hpp"
 
 namespace grundy::engine {
 
@@ -90,9 +89,9 @@ struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows 
 
     // Releases the storage. Returns the bytes freed.
     uint64_t close() {
-        std::free(words);
-        words = full = nullptr;
         const uint64_t bytes = (capacity + full_words) * 8;
+        free_window_block(words, bytes);
+        words = full = nullptr;
         capacity = full_words = 0;
         return bytes;
     }
@@ -152,22 +151,26 @@ struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows 
     // Summary words that cover `capacity` words from any base: words [base, base + capacity)
     // fall in at most capacity / 64 + 2 summary words, plus one so that a scan may always read
     // the summary word after the one it is in. Independent of the base, so a slide never needs
-    // a larger summary and the summary can live in the words' allocation: one malloc per
-    // window instead of two (malloc and free were 3.7% of a 16384^2 run, most of it windows
+    // a larger summary and the summary can live in the words' allocation: one block per
+    // window instead of two (allocations were 3.7% of a 16384^2 run, most of it windows
     // growing).
     static uint64_t summary_words_for(uint64_t capacity) { return capacity / 64 + 3; }
 
-    // Points words and full at a new zeroed allocation of `words_wanted` words and their
-    // summary (the caller frees the old one).
+    // Points words and full at a new zeroed block of at least `words_wanted` words and their
+    // summary (the caller frees the old one). The block's size class may hold more words than
+    // asked for: they become capacity rather than waste.
     void allocate(uint64_t words_wanted) {
-        const uint64_t summary = summary_words_for(words_wanted);
-        const uint64_t bytes = ((words_wanted + summary) * 8 + 63) / 64 * 64;
-        auto* p = static_cast<uint64_t*>(std::aligned_alloc(64, bytes));
-        if (!p) throw std::bad_alloc();
-        std::memset(p, 0, (words_wanted + summary) * 8);
+        const uint64_t block =
+            window_block_size((words_wanted + summary_words_for(words_wanted)) * 8);
+        uint64_t fit = (block / 8 - 3) * 64 / 65;  // about the most words whose summary fits too
+        while ((fit + summary_words_for(fit)) * 8 > block) --fit;
+        while ((fit + 1 + summary_words_for(fit + 1)) * 8 <= block) ++fit;
+        const uint64_t summary = summary_words_for(fit);
+        auto* p = static_cast<uint64_t*>(allocate_window_block(block));
+        std::memset(p, 0, (fit + summary) * 8);
         words = p;
-        full = p + words_wanted;
-        capacity = words_wanted;
+        full = p + fit;
+        capacity = fit;
         full_words = summary;
     }
 
@@ -208,7 +211,7 @@ struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows 
         const uint64_t kept = capacity - shift;
         allocate(needed + 2 * slack);
         std::memcpy(words, old + shift, kept * 8);
-        std::free(old);
+        free_window_block(old, old_total * 8);
         base = low_word;
         rebuild_summary(kept);
         return (static_cast<int64_t>(capacity + full_words) - static_cast<int64_t>(old_total)) * 8;

@@ -10,7 +10,7 @@
 // Each kernel comes in two halves. The probe only loads: the word of lo (and, for the two-level
 // kernel, the summary word after it), with no data-dependent branch. The finish decides and
 // scans on. A tile sweep probes each cell a round before it finishes it, with other cells
-// finished in between (tile_sweep.hpp), so a mispredicted branch in one cell's finish no
+// finished in between (tile_sweep_template.hpp), so a mispredicted branch in one cell's finish no
 // longer throws away the other cells' loads. On 16384^2, one thread, alternated runs:
 // 2.57-2.76 s probing and finishing one cell at a time, 2.45-2.54 s probing the three cells of
 // a round before finishing any, 2.29-2.42 s a round ahead.

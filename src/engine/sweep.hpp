@@ -3,9 +3,9 @@
 
 #include <cstdint>
 
-#include "strip/strip_windows.hpp"
 #include "engine/table_state.hpp"
 #include "grundy/engine.hpp"
+#include "strip/strip_windows.hpp"
 
 namespace grundy::engine {
 
@@ -19,8 +19,8 @@ using SweepFn = int64_t (*)(TableState&, uint64_t x0, uint64_t x1, uint64_t y0, 
 int64_t sweep_tile_avx2(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*, bool);
 int64_t sweep_tile_avx512(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*, bool);
 
-// The tile and strip sweeps of the two scalar kernels (sweep_scalar.hpp), one table per build:
-// for any x86-64 (sweep_portable.cpp) and for BMI1 and BMI2 (sweep_bmi2.cpp).
+// The tile and strip sweeps of the two scalar kernels (sweep_scalar_template.hpp), one table per
+// build: for any x86-64 (sweep_portable.cpp) and for BMI1 and BMI2 (sweep_bmi2.cpp).
 struct ScalarSweeps {
     SweepFn portable_tile, summary_tile;
     StripColumnFn portable_strip, summary_strip;

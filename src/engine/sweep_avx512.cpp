@@ -3,9 +3,9 @@
 #include <immintrin.h>
 
 #include "engine/mex_kernel.hpp"
-#include "strip/strip_windows.hpp"
 #include "engine/sweep.hpp"
 #include "engine/tile_fill.hpp"
+#include "strip/strip_windows.hpp"
 
 namespace grundy::engine {
 
@@ -34,10 +34,10 @@ inline uint64_t mex_finish_avx512(WindowView a, WindowView b, WindowView c, cons
 
 #define MEX_PROBE probe_first_word
 #define MEX_FINISH mex_finish_avx512
-#include "engine/sweep_cell.hpp"  // first: the two sweeps below use it
+#include "engine/sweep_cell_template.hpp"  // first: the two sweeps below use it
 
+#include "engine/tile_sweep_template.hpp"
 #include "strip/strip_sweep.hpp"
-#include "engine/tile_sweep.hpp"
 #undef MEX_PROBE
 #undef MEX_FINISH
 

@@ -1,12 +1,12 @@
-// The tile and strip sweeps with the scalar mex kernels (sweep_scalar.hpp), for any CPU.
+// The tile and strip sweeps with the scalar mex kernels (sweep_scalar_template.hpp), for any CPU.
 #include "engine/mex_kernel.hpp"
-#include "strip/strip_windows.hpp"
 #include "engine/sweep.hpp"
 #include "engine/tile_fill.hpp"
+#include "strip/strip_windows.hpp"
 
 namespace grundy::engine {
 namespace any_cpu {
-#include "engine/sweep_scalar.hpp"
+#include "engine/sweep_scalar_template.hpp"
 }  // namespace any_cpu
 
 const ScalarSweeps kAnyCpuSweeps = any_cpu::kSweeps;

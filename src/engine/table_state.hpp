@@ -36,11 +36,17 @@ struct TableState {
 
     // Values a window may forget from the start. Every cell (x, y) has its mex in
     // [max(x - 2y, y - 2x), x + y]. Column x only meets cells with y <= Y - 1, so nothing below
-    // x - 2(Y - 1) is ever asked of it; a diagonal with |x - y| = k only meets cells with
+    // x - 2(Y - 1) is ever asked of it; likewise row y below y - 2(X - 1) (without that floor,
+    // each row of a tall narrow table would reserve and clear about y bits for a few cells:
+    // quadratic in the height); a diagonal with |x - y| = k only meets cells with
     // min(x, y) <= min(X, Y) - 1, so nothing below k - (min(X, Y) - 1).
     uint64_t column_floor(uint64_t x) const {
         const uint64_t reach = 2 * (rows - 1);
         return x > reach ? x - reach : 0;
+    }
+    uint64_t row_floor(uint64_t y) const {
+        const uint64_t reach = 2 * (cols - 1);
+        return y > reach ? y - reach : 0;
     }
     uint64_t diagonal_floor(uint64_t x, uint64_t y) const {
         const uint64_t k = x > y ? x - y : y - x;

@@ -24,8 +24,9 @@ int64_t prepare_tile(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint6
         prepare(s.col_sets[x], s.column_floor(x), 2 * kScanPadWords, x + y1 - 1);
     for (uint64_t y = y0; y < y1; ++y) {
         if (lower_half) bytes += static_cast<int64_t>(s.row_sets[y].open_copy(s.col_sets[y]));
-        // Row y spans about 3y values; room for a quarter more (BitWindow::make_room).
-        prepare(s.row_sets[y], 0, (15 * y) / 256 + 2 * kScanPadWords, x1 - 1 + y);
+        // Row y spans about 3 min(y, X) values; room for a quarter more (BitWindow::make_room).
+        prepare(s.row_sets[y], s.row_floor(y), (15 * std::min(y, s.cols)) / 256 + 2 * kScanPadWords,
+                x1 - 1 + y);
     }
     // Every diagonal crossing the tile enters through its left column or its bottom row; in
     // lower-half mode those entering the left column above (x0, y0) have x < y and are unused.

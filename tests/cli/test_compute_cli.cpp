@@ -228,66 +228,25 @@ TEST(CliRun, MalformedJobFiles) {
     EXPECT_NE(r.output.find("not used by any section"), std::string::npos) << r.output;
 }
 
-// grundy starts itself again with glibc's malloc tuned (app/malloc_tuning.cpp), unless told
-// not to or given tunables of the user's; --version shows what it runs with.
-TEST(CliCompute, VersionShowsTheMallocTuning) {
-    const char* outer = std::getenv("GLIBC_TUNABLES");
-    const std::string saved = outer ? outer : "";
-    unsetenv("GLIBC_TUNABLES");
-    const auto tuned = run_grundy("--version");
-    EXPECT_EQ(tuned.status, 0);
-#if defined(__SANITIZE_ADDRESS__)  // the sanitizer's allocator, not glibc's: left alone
-    EXPECT_NE(tuned.output.find("malloc tunables: none"), std::string::npos) << tuned.output;
-#else
-    EXPECT_NE(tuned.output.find("malloc tunables: glibc.malloc.hugetlb=1:glibc.malloc.arena_max=1:"
-                                "glibc.malloc.trim_threshold=1073741824:glibc.malloc.mmap_"
-                                "threshold=33554432\n"),
-              std::string::npos)
-        << tuned.output;
-#endif
-    setenv("GRUNDY_MALLOC_TUNING", "0", 1);
-    const auto off = run_grundy("--version");
-    unsetenv("GRUNDY_MALLOC_TUNING");
-    EXPECT_NE(off.output.find("malloc tunables: none"), std::string::npos) << off.output;
-#if !defined(__SANITIZE_ADDRESS__)
-    setenv("GLIBC_TUNABLES", "glibc.rtld.optional_static_tls=4096", 1);  // others' are kept
-    const auto added = run_grundy("--version");
-    EXPECT_NE(added.output.find("malloc tunables: glibc.rtld.optional_static_tls=4096:glibc.malloc."
-                                "hugetlb=1:glibc.malloc.arena_max=1:"),
-              std::string::npos)
-        << added.output;
-#endif
-    setenv("GLIBC_TUNABLES", "glibc.malloc.arena_max=2", 1);  // the user's malloc settings win
-    const auto users = run_grundy("--version");
-    EXPECT_NE(users.output.find("malloc tunables: glibc.malloc.arena_max=2\n"), std::string::npos)
-        << users.output;
-    if (outer)
-        setenv("GLIBC_TUNABLES", saved.c_str(), 1);
-    else
-        unsetenv("GLIBC_TUNABLES");
-}
-
-// Started again with the tunables, grundy keeps its name in ps and top (the exec goes to the
-// binary's path, not to /proc/self/exe, which would name it "exe").
-TEST(CliCompute, TunedProcessKeepsItsName) {
-#if defined(__SANITIZE_ADDRESS__)
-    GTEST_SKIP() << "no malloc tuning in sanitizer builds";
-#else
+// grundy runs as the user started it: no second exec with glibc's malloc tunables (the
+// engine's windows have their own allocator, engine/window_memory.cpp), so the process keeps
+// the environment it was given and its name.
+TEST(CliCompute, RunsWithoutStartingItselfAgain) {
     ScratchDir dir;
     const pid_t pid =
         spawn_grundy("compute --rows 16384 --cols 16384 --no-output", dir.file("log"));
     ASSERT_GT(pid, 0);
     const std::string proc = "/proc/" + std::to_string(pid);
-    // Until the second exec is done (the run lasts seconds more).
-    const bool tuned = wait_for(pid, [&] {
-        return slurp(proc + "/environ").find("glibc.malloc.hugetlb=1") != std::string::npos;
+    std::string name;
+    wait_for(pid, [&] {  // until the exec is done (the run lasts seconds more)
+        name = slurp(proc + "/comm");
+        return name == "grundy\n";
     });
-    const std::string name = slurp(proc + "/comm");
+    const std::string environment = slurp(proc + "/environ");
     kill(pid, SIGKILL);
     wait_grundy(pid);
-    EXPECT_TRUE(tuned);
     EXPECT_EQ(name, "grundy\n");
-#endif
+    EXPECT_EQ(environment.find("glibc.malloc."), std::string::npos);
 }
 
 TEST(CliCompute, HelpAndVersion) {

@@ -1,5 +1,6 @@
 // The engine against an independent direct-mex table, published values and known properties.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cmath>
@@ -149,6 +150,48 @@ TEST(Engine, OeisRows) {
     for (const auto& [y, values] : rows)
         for (uint64_t x = 0; x < values.size(); ++x)
             EXPECT_EQ(t(x, y), values[x]) << "row " << y << " column " << x;
+}
+
+// Tables one to three cells thick, in both orientations, long enough that work or memory
+// growing faster than the cells shows: each row and column against rows 0, 1 and 2 of OEIS
+// (A004481-A004483, seed 001's blocks: g(x, 1) = x - 2 + [3, 3, 0][x % 3], g(x, 2) = x - 4 +
+// [6, 3, 3][x % 3]). Once, every edge tile's task waited on one shared token (libgomp: quadratic
+// in the edge's tiles) and rows opened with floor 0 (each row of
+// an N x 1 table cleared about y bits: quadratic in N). The process CPU time bounds the first
+// (generously: a whole table here takes well under a second of it), the windows' peak size the
+// second, whatever the machine's load.
+TEST(Engine, ThinTablesTakeLinearWork) {
+    auto cpu_seconds = [] {
+        rusage u{};
+        getrusage(RUSAGE_SELF, &u);
+        return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+               1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+    };
+    auto expected = [](uint64_t x, uint64_t y) -> uint64_t {
+        static constexpr uint64_t kRow1[] = {3, 3, 0}, kRow2[] = {6, 3, 3};
+        if (y == 0) return x;
+        if (y == 1) return x + kRow1[x % 3] - 2;
+        return x + kRow2[x % 3] - 4;
+    };
+    for (const uint64_t thick : {1, 2, 3})
+        for (const bool tall : {false, true}) {
+            // One row is where the shared token cost most: longer there, so that it shows.
+            const uint64_t kLong = uint64_t{1} << (thick == 1 && !tall ? 22 : 20);
+            const uint64_t rows = tall ? kLong : thick, cols = tall ? thick : kLong;
+            MemoryTable table;
+            const double before = cpu_seconds();
+            const EngineStats stats =
+                compute_table(EngineOptions{.rows = rows, .cols = cols, .threads = 2}, table);
+            const double used = cpu_seconds() - before;
+            EXPECT_LT(used, 10.0) << rows << " x " << cols;
+            EXPECT_LT(stats.peak_state_bytes, uint64_t{1} << 20) << rows << " x " << cols;
+            for (uint64_t k = 0; k < kLong; ++k)
+                for (uint64_t t = 0; t < thick; ++t) {
+                    const uint64_t x = tall ? t : k, y = tall ? k : t;
+                    ASSERT_EQ(table(x, y), expected(std::max(x, y), std::min(x, y)))
+                        << "g(" << x << ", " << y << ") in " << rows << " x " << cols;
+                }
+        }
 }
 
 TEST(Engine, SymmetryBoundsAndPermutations) {

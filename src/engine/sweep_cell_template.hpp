@@ -1,3 +1,10 @@
+// Template, included once per instruction set; no include guard. Parameters:
+//   MEX_PROBE(row, col, dia, from)  the kernel's probe (mex_kernel.hpp): loads only, no branch
+//   MEX_FINISH(row, col, dia, probe)  the kernel's finish: the mex from the probe
+// The includer opens an anonymous namespace (internal linkage: a build for one instruction set
+// never reaches a caller of another) inside grundy::engine, after mex_kernel.hpp, and
+// #undefs both macros after the sweeps that use this file.
+//
 // One cell of a sweep: the mex of its row, column and diagonal sets, added to them. Included
 // by sweep_*.cpp inside a region compiled for one instruction set, with MEX_PROBE and
 // MEX_FINISH naming the halves of that set's kernel (mex_kernel.hpp), before the tile and strip
@@ -10,8 +17,8 @@
 
 // A window's hot state while a sweep uses it: where its words are and its low-water mark.
 // A tile sweep keeps the cursors of the rows it takes in registers for a whole pass along
-// them and writes their marks back at the end (tile_sweep.hpp): a row's next cell then waits
-// on nothing but the row's own words.
+// them and writes their marks back at the end (tile_sweep_template.hpp): a row's next cell then
+// waits on nothing but the row's own words.
 struct Cursor {
     WindowView view;
     uint64_t low;

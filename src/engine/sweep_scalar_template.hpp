@@ -1,3 +1,8 @@
+// Template, included twice; no include guard. Parameters: the enclosing namespace (one per
+// build: any_cpu, with_bmi2) and the target pragma around it (none, or "bmi,bmi2"). Defines
+// MEX_PROBE and MEX_FINISH itself, for each of its two kernels, and kSweeps, that build's
+// ScalarSweeps (sweep.hpp).
+//
 // The tile and strip sweeps with the two scalar mex kernels: the flat word-by-word scan
 // (namespace flat) and the two-level scan over the windows' summaries of full words (namespace
 // summary). Included twice, each time inside a namespace of its own: by sweep_portable.cpp,
@@ -11,10 +16,10 @@ namespace flat {
 namespace {
 #define MEX_PROBE probe_first_word
 #define MEX_FINISH mex_finish_portable
-#include "engine/sweep_cell.hpp"  // first: the two sweeps below use it
+#include "engine/sweep_cell_template.hpp"  // first: the two sweeps below use it
 
+#include "engine/tile_sweep_template.hpp"
 #include "strip/strip_sweep.hpp"
-#include "engine/tile_sweep.hpp"
 #undef MEX_PROBE
 #undef MEX_FINISH
 }  // namespace
@@ -24,10 +29,10 @@ namespace summary {
 namespace {
 #define MEX_PROBE mex_probe_summary
 #define MEX_FINISH mex_finish_summary
-#include "engine/sweep_cell.hpp"  // first: the two sweeps below use it
+#include "engine/sweep_cell_template.hpp"  // first: the two sweeps below use it
 
+#include "engine/tile_sweep_template.hpp"
 #include "strip/strip_sweep.hpp"
-#include "engine/tile_sweep.hpp"
 #undef MEX_PROBE
 #undef MEX_FINISH
 }  // namespace

@@ -1,7 +1,12 @@
+// Template, included once per instruction set; no include guard. Parameters: those of
+// sweep_cell_template.hpp (MEX_PROBE, MEX_FINISH), included just before it in the same
+// namespace, and prepare_tile (tile_fill.hpp). Defines sweep_tile_body, the SweepFn of that
+// build (sweep.hpp).
+//
 // The sweep of one tile: every cell of a rectangle, each the mex of its row, column and diagonal
-// sets, then added to them (sweep_cell.hpp). Included by sweep_*.cpp inside a region compiled
-// for one instruction set, with MEX_PROBE and MEX_FINISH naming that set's kernel; the schedule
-// (wavefront.cpp) never sees which.
+// sets, then added to them (sweep_cell_template.hpp). Included by sweep_*.cpp inside a region
+// compiled for one instruction set, with MEX_PROBE and MEX_FINISH naming that set's kernel; the
+// schedule (wavefront.cpp) never sees which.
 //
 // Rows are swept a few at a time, each one a column behind the one below: cell (x, y + 1) needs
 // (x, y) (its column) and (x - 1, y) (its diagonal), both already done, and shares no set with
@@ -61,7 +66,8 @@ static inline void sweep_rows(TableState& s, uint64_t x0, uint64_t x1, uint64_t 
         // diagonal, and each needs only cells of earlier rounds. Row r's cell of the next
         // round needs only row r - 1's and its own cell of this round, so it is begun as soon
         // as its own cell is ended, while the rows above are still being ended: every cell's
-        // first loads are in flight a whole round before its branches (sweep_cell.hpp says why).
+        // first loads are in flight a whole round before its branches (sweep_cell_template.hpp says
+        // why).
         Cursor row[K];
         Cell cells[K];
 #pragma GCC unroll 8

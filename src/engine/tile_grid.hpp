@@ -1,0 +1,128 @@
+// The table cut into square tiles, as the schedule (wavefront.cpp) sees it: each tile's region,
+// which tiles are mirrors of others, which tiles are tasks of their own, the order tasks are
+// created in, the dependency tokens they wait on, and for a resume which tasks are replayed.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "grundy/tile_sink.hpp"
+
+namespace grundy::engine {
+
+struct TileRegion {
+    uint64_t x0, x1, y0, y1;  // columns [x0, x1), rows [y0, y1)
+};
+
+struct TileIndex {
+    uint64_t i, j;  // tile column and tile row
+};
+
+class TileGrid {
+  public:
+    TileGrid(uint64_t rows, uint64_t cols, uint64_t tile)
+        : rows_(rows),
+          cols_(cols),
+          tile_(tile),
+          tiles_x(ceil_div(cols, tile)),
+          tiles_y(ceil_div(rows, tile)),
+          symmetric(all_above_diagonal_mirrored() && rows <= cols),
+          done_(tiles_x * tiles_y),
+          nothing_(tiles_x * tiles_y) {}
+
+    // Tile (i, j) covers columns [i B, min(X, (i+1) B)) and rows [j B, min(Y, (j+1) B)).
+    TileRegion region(uint64_t i, uint64_t j) const {
+        return {i * tile_, std::min(cols_, i * tile_ + tile_), j * tile_,
+                std::min(rows_, j * tile_ + tile_)};
+    }
+
+    // Whether tile (i, j) is exactly the transpose of tile (j, i). Above the main diagonal such
+    // a tile is not swept: the worker that sweeps its mirror fills it (tile_fill.hpp). Both lie
+    // on one tile anti-diagonal, whose tiles share no set, so the fill needs no more
+    // synchronisation.
+    bool mirrored(uint64_t i, uint64_t j) const {
+        if (i == j || i >= tiles_y || j >= tiles_x) return false;
+        const TileRegion r = region(i, j), m = region(j, i);
+        return r.x0 == m.y0 && r.x1 == m.y1 && r.y0 == m.x0 && r.y1 == m.x1;
+    }
+
+    // Whether tile (i, j) has a task of its own (else its mirror's task does it).
+    bool has_task(uint64_t i, uint64_t j) const { return !(i < j && mirrored(i, j)); }
+
+    // The index of the task that finishes tile (i, j).
+    uint64_t task_of(uint64_t i, uint64_t j) const {
+        if (!has_task(i, j)) std::swap(i, j);
+        return j * tiles_x + i;
+    }
+
+    // Every tile with a task of its own, one tile anti-diagonal I + J = S after another, so
+    // that every task's dependencies come before it.
+    std::vector<TileIndex> tasks() const {
+        std::vector<TileIndex> order;
+        for (uint64_t s = 0; s + 1 < tiles_x + tiles_y; ++s) {
+            const uint64_t i_last = std::min(s, tiles_x - 1);
+            for (uint64_t i = s >= tiles_y ? s - (tiles_y - 1) : 0; i <= i_last; ++i)
+                if (has_task(i, s - i)) order.push_back({i, s - i});
+        }
+        return order;
+    }
+
+    // OpenMP dependency tokens: a task writes its own and reads those of the tasks that finish
+    // the tiles to its left and below (the one below-left is implied). A tile on the table's
+    // left or bottom edge waits on a token of its own that no task writes. One token shared by
+    // all of them would collect an `in` dependence per edge tile, and libgomp walks that list
+    // for every new one: task creation quadratic in the edge's length, minutes for a table one
+    // row high.
+    char* token(uint64_t i, uint64_t j) { return &done_[task_of(i, j)]; }
+    char* left_token(uint64_t i, uint64_t j) {
+        return i ? token(i - 1, j) : &nothing_[j * tiles_x + i];
+    }
+    char* below_token(uint64_t i, uint64_t j) {
+        return j ? token(i, j - 1) : &nothing_[j * tiles_x + i];
+    }
+
+    // Resuming: a task is replayed when its tiles (with its mirror) are stored and so are the
+    // tasks it depends on. That is the largest set of stored tasks a run could have finished
+    // (a hard kill may leave stored tiles whose dependencies are missing: those are computed
+    // again), and the state after any such set is the same whatever order it ran in. Indexed
+    // by task_of(); all false without `stored`. `tasks` is tasks().
+    std::vector<char> replay_plan(const std::vector<TileIndex>& tasks,
+                                  const StoredTiles* stored) const {
+        std::vector<char> replayed(tiles_x * tiles_y, 0);
+        if (!stored) return replayed;
+        for (const auto [i, j] : tasks) {  // dependencies first
+            const TileRegion r = region(i, j);
+            bool ok = stored->has_tile(r.x0, r.y0);
+            if (ok && mirrored(j, i)) ok = stored->has_tile(r.y0, r.x0);
+            if (ok && i > 0) ok = replayed[task_of(i - 1, j)];
+            if (ok && j > 0) ok = replayed[task_of(i, j - 1)];
+            replayed[task_of(i, j)] = ok;
+        }
+        return replayed;
+    }
+
+  private:
+    static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+    // Symmetric mode (tile_fill.hpp): when every tile above the diagonal is mirrored, those
+    // tiles touch no set at all and the tiles on the diagonal sweep only their lower half.
+    bool all_above_diagonal_mirrored() const {
+        for (uint64_t j = 1; j < tiles_y; ++j)
+            for (uint64_t i = 0; i < j; ++i)
+                if (!mirrored(i, j)) return false;
+        return true;
+    }
+
+    uint64_t rows_, cols_, tile_;
+
+  public:
+    const uint64_t tiles_x, tiles_y;
+    const bool symmetric;
+
+  private:
+    std::vector<char> done_, nothing_;
+};
+
+}  // namespace grundy::engine
