@@ -53,8 +53,9 @@ struct EngineStats {
 // The tile side the engine uses for a table when none is given, for `threads` workers.
 uint32_t default_tile(uint64_t rows, uint64_t cols, int threads);
 
-// Upper estimate of the engine's state (set windows) for a table, in bytes.
-uint64_t estimate_state_bytes(uint64_t rows, uint64_t cols, uint32_t tile);
+// Upper estimate of the engine's state (set windows) for a table, in bytes (the same for any
+// tile: the windows open at once are those of the whole front, whatever its steps).
+uint64_t estimate_state_bytes(uint64_t rows, uint64_t cols);
 
 // Throws grundy::Error for nonsense sizes. Fills the table and delivers every tile to `sink`.
 EngineStats compute_table(const EngineOptions& options, TileSink& sink);

@@ -1,5 +1,4 @@
 // grundy compute: fill a table and stream it into an HDF5 file (or discard it, for benchmarks).
-#include <omp.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -50,9 +49,9 @@ void describe(po::options_description& o, std::vector<std::string>&) {
 // Refuses up front what this machine cannot hold, with the estimate in the message. `left` is
 // the share of the output still to be written (resuming: the missing tiles'), so that a job
 // resubmitted to a disk still full is refused at once instead of replaying all its tiles first.
-void check_fits(uint64_t rows, uint64_t cols, uint32_t tile, const std::string* output,
+void check_fits(uint64_t rows, uint64_t cols, const std::string* output,
                 const Compression& compression, double left) {
-    const uint64_t state = estimate_state_bytes(rows, cols, tile);
+    const uint64_t state = estimate_state_bytes(rows, cols);
     const uint64_t memory = physical_memory_bytes();
     if (memory && state > memory / 10 * 9)
         throw Error("a " + std::to_string(rows) + " x " + std::to_string(cols) +
@@ -136,16 +135,12 @@ int run(const po::variables_map& v) {
         check_resume(v, *writer->stopped_run(), output, rows, cols, engine, compression);
         engine.resume = writer->stored_tiles();
     }
-    const uint32_t tile =
-        engine.tile
-            ? engine.tile
-            : default_tile(rows, cols, engine.threads > 0 ? engine.threads : omp_get_max_threads());
     // Resuming, only the missing tiles need room on the disk.
     const StoppedRun* was = writer ? writer->stopped_run() : nullptr;
     const double left = was && was->tiles ? 1.0 - static_cast<double>(was->tiles_stored) /
                                                       static_cast<double>(was->tiles)
                                           : 1.0;
-    check_fits(rows, cols, tile, has_output ? &output : nullptr, compression, left);
+    check_fits(rows, cols, has_output ? &output : nullptr, compression, left);
 
     const bool quiet = v["quiet"].as<bool>();
     if (has_output && !resume)

@@ -40,7 +40,7 @@ uint32_t default_tile(uint64_t rows, uint64_t cols, int threads) {
     return static_cast<uint32_t>(tile);
 }
 
-uint64_t estimate_state_bytes(uint64_t rows, uint64_t cols, uint32_t tile) {
+uint64_t estimate_state_bytes(uint64_t rows, uint64_t cols) {
     // Row y spans at most 3 min(y, X) + 1 values, kept in up to twice that; a column or
     // diagonal at most 3 min(X, Y). All rows and columns can be open at once in a square;
     // diagonals likewise.
@@ -51,7 +51,6 @@ uint64_t estimate_state_bytes(uint64_t rows, uint64_t cols, uint32_t tile) {
                         + x * 2.0 * 3.0 * m                   // columns
                         + (x + y) * 2.0 * 3.0 * m             // diagonals
                         + 64.0 * 64.0 * (x + y);              // per-window overheads
-    (void)tile;
     return static_cast<uint64_t>(bits / 8.0);
 }
 
