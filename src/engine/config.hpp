@@ -42,7 +42,7 @@ static_assert(kStripLag % kStripChunkColumns == 0);
 inline constexpr uint64_t kStripCostBase = 640;
 inline constexpr uint64_t kStripCostPerRow = 1;
 // How many cells ahead a strip's column sweep prefetches the words of the row and diagonal
-// windows (strip_sweep.hpp).
+// windows (strip_sweep_template.hpp).
 inline constexpr uint64_t kStripPrefetchCells = 4;
 
 }  // namespace grundy::engine

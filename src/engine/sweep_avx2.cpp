@@ -38,7 +38,7 @@ inline uint64_t mex_finish_avx2(WindowView a, WindowView b, WindowView c, const 
 #include "engine/sweep_cell_template.hpp"  // first: the two sweeps below use it
 
 #include "engine/tile_sweep_template.hpp"
-#include "strip/strip_sweep.hpp"
+#include "strip/strip_sweep_template.hpp"
 #undef MEX_PROBE
 #undef MEX_FINISH
 

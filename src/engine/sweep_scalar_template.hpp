@@ -19,7 +19,7 @@ namespace {
 #include "engine/sweep_cell_template.hpp"  // first: the two sweeps below use it
 
 #include "engine/tile_sweep_template.hpp"
-#include "strip/strip_sweep.hpp"
+#include "strip/strip_sweep_template.hpp"
 #undef MEX_PROBE
 #undef MEX_FINISH
 }  // namespace
@@ -32,7 +32,7 @@ namespace {
 #include "engine/sweep_cell_template.hpp"  // first: the two sweeps below use it
 
 #include "engine/tile_sweep_template.hpp"
-#include "strip/strip_sweep.hpp"
+#include "strip/strip_sweep_template.hpp"
 #undef MEX_PROBE
 #undef MEX_FINISH
 }  // namespace

@@ -179,9 +179,9 @@ class Certification {
         } else if (const uint64_t L = speculative_ring(Y_, o.ring_budget_bytes)) {
             start_ring(p_, Y_, L);
         }
+        // The strip reports no row below StripBlock::first_reported_row (unrecorded_rows_).
         recorder_ = [this](uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g) {
-            const uint64_t from = std::clamp(unrecorded_rows_, y0, y1);
-            if (from < y1) record_rows(p_, x, from, y1, g + (from - y0), Y_, record_errors_);
+            record_rows(p_, x, y0, y1, g, Y_, record_errors_);
         };
     }
 

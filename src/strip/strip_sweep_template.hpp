@@ -1,7 +1,11 @@
+// Template, included once per instruction set; no include guard. Parameters: those of
+// sweep_cell_template.hpp (MEX_PROBE, MEX_FINISH), included just before it in the same
+// namespace. Defines sweep_strip_column_body, the StripColumnFn of that build
+// (strip_windows.hpp).
+//
 // The sweep of one band of a column of a strip (StripWindows): the cells (x, y0..y1-1), bottom
-// up, each the mex of its row, column and diagonal sets (sweep_cell.hpp). Included by sweep_*.cpp
-// inside a region compiled for one instruction set, with MEX_PROBE and MEX_FINISH naming that set's
-// kernel, exactly like tile_sweep.hpp.
+// up, each the mex of its row, column and diagonal sets (sweep_cell_template.hpp), exactly like
+// tile_sweep_template.hpp for a table.
 
 static void sweep_strip_column_body(StripWindows& s, uint64_t x, uint64_t y0, uint64_t y1,
                                     uint64_t* g) {
@@ -26,7 +30,8 @@ static void sweep_strip_column_body(StripWindows& s, uint64_t x, uint64_t y0, ui
         BitWindow& row = s.row_sets[y];
         BitWindow& dia = s.diag_sets[slot];
         slot = slot == 0 ? s.diag_count - 1 : slot - 1;
-        // A diagonal starts at (0, y) or at (x, 0); its slot's previous diagonal has ended.
+        // A diagonal starts at (0, y) or at (x, 0); its slot's previous diagonal has ended. (With
+        // settled rows it starts at the lowest swept row instead: Strip::start_boundary.)
         if (x == 0 || y == 0) StripWindows::reset(dia, s.diagonal_floor(x, y));
         const uint64_t last_word = (x + y) / 64 + kScanPadWords;
         row.reserve_through(last_word);
