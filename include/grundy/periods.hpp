@@ -14,6 +14,10 @@
 
 namespace grundy {
 
+namespace strip {
+class RankLink;  // the ranks of an MPI job (src/strip/rank_link.hpp; grundy-mpi sets it)
+}
+
 // Row y's result. The preperiod and period follow the criterion of periodicity.hpp applied to
 // d(x) = g(x, y) - x, but exactly and for ever: the least p with d(x + p) = d(x) for all large
 // x, and the least x0 from which that holds. `block` is g(x, y) - x + 2y for x = preperiod ..
@@ -57,6 +61,10 @@ struct PeriodsOptions {
     uint64_t ring_budget_bytes = uint64_t{1} << 30;
     // Whether to keep the blocks (sum of the periods, 2 bytes each: a GB or more for 1024 rows).
     bool keep_blocks = true;
+    // Set by grundy-mpi: this process is one rank of a strip cut into bands of rows, one per
+    // rank; every rank calls certify_row_periods with the same options, and rank 0's result
+    // has every row. Null: the whole strip in this process.
+    strip::RankLink* link = nullptr;
 };
 
 struct PeriodsResult {
@@ -76,8 +84,11 @@ struct PeriodsResult {
     bool second_pass = false;  // whether phase 2 was needed (P did not divide the ring)
     uint64_t ring_len = 0;     // columns per row in the ring that gave the preperiods
     std::string kernel;
-    int threads = 1;     // threads that swept the strip
+    int threads = 1;     // threads that swept the strip (with ranks: in each rank)
     uint64_t bands = 1;  // bands of rows they swept as tiles
+    int ranks = 1;            // processes (MPI ranks) that swept it
+    uint64_t bytes_sent = 0;  // between the ranks, all together
+    double wait_seconds = 0;  // the most any rank spent waiting for messages and the others
     double seconds = 0.0;
 };
 

@@ -16,10 +16,12 @@
 
 #include "app/command.hpp"
 #include "app/options.hpp"
+#include "app/program.hpp"
 #include "app/progress.hpp"
 #include "app/signals.hpp"
 #include "grundy/error.hpp"
 #include "grundy/periods.hpp"
+#include "strip/rank_link.hpp"
 #include "strip/test_hooks.hpp"
 
 namespace grundy::app {
@@ -205,11 +207,17 @@ int run(const po::variables_map& v) {
     // Blocks take 2 bytes per period column and row: keep them only where they are written.
     o.keep_blocks = !v["no-blocks"].as<bool>() || !output.empty();
     o.cancel = &install_stop_handlers();
+    // grundy-mpi: every rank sweeps its rows; rank 0 shows the progress and writes the results.
+    o.link = rank_link();
+    const bool writer = !o.link || o.link->rank() == 0;
     PeriodsProgress progress;
-    o.progress = &progress;
-    Printer printer(progress_wanted(v["progress"].as<bool>(), quiet), progress);
+    if (writer) o.progress = &progress;
+    Printer printer(writer && progress_wanted(v["progress"].as<bool>(), quiet), progress);
     const PeriodsResult r = certify_row_periods(o);
     printer.stop();
+    if (!writer) return r.status == PeriodsResult::Status::Certified    ? 0
+                        : r.status == PeriodsResult::Status::NotCertified ? kExitNotCertified
+                                                                          : kExitCheckpointed;
 
     if (r.status == PeriodsResult::Status::Interrupted) {
         if (!r.checkpoint_error.empty()) {
@@ -265,6 +273,12 @@ int run(const po::variables_map& v) {
             r.resumed ? " (this part, resumed)" : "", r.threads, r.threads == 1 ? "" : "s",
             static_cast<unsigned long long>(r.bands), r.kernel.c_str(),
             r.second_pass ? "second pass needed" : "preperiods from the first pass");
+        if (o.link)
+            std::fprintf(stderr,
+                         "%d MPI ranks of %d thread%s each: %.1f MB sent between them, at most "
+                         "%.1f s waiting (for a neighbour's columns or the others' blocks)\n",
+                         r.ranks, r.threads, r.threads == 1 ? "" : "s",
+                         static_cast<double>(r.bytes_sent) / 1e6, r.wait_seconds);
     }
     return 0;
 }

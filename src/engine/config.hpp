@@ -36,6 +36,11 @@ inline constexpr uint64_t kStripChunkColumns = 256;
 // (a few hundred bytes each at 1024 rows), 16 chunks.
 inline constexpr uint64_t kStripLag = 4096;
 static_assert(kStripLag % kStripChunkColumns == 0);
+// Columns per message between the ranks of a strip (rank_link.hpp): 2 x 3Y bits each, so 96 KiB
+// at 512 rows, against microseconds of latency per message.
+inline constexpr uint64_t kStripMessageColumns = 256;
+// Messages a rank may have sent that the next has not received yet: how far it may run ahead.
+inline constexpr uint64_t kStripMessagesInFlight = 8;
 // Cost of a cell of row y, in the units of kStripCostPerRow * y + kStripCostBase, for cutting
 // the rows into bands of equal work (a cell's scan grows with y, but slowly: 12.4 + 0.019 y ns
 // on the project's machine).

@@ -36,6 +36,13 @@
 // the mismatches (record_rows), and the comparison with the saved state (Strip::StripBlock).
 // The driver then walks the block's columns in order with the same decisions as a sweep of one
 // column at a time, so the results do not depend on the threads or on the block length.
+//
+// Ranks (grundy-mpi, rank_link.hpp): each rank runs this same driver over its own rows, with
+// its own ring and its own part of every snapshot. The comparisons of a block are combined
+// before the walk (Strip::advance_block), so every rank takes the same decisions at the same
+// columns; the stop and checkpoint decisions are combined at each block's end; only rank 0's
+// rows settle (the others' are swept to the end: cut_rank_rows plans for it); rank 0 gathers the
+// rows' results.
 #include "grundy/periods.hpp"
 
 #include <algorithm>
@@ -47,6 +54,7 @@
 
 #include "grundy/error.hpp"
 #include "strip/checkpoint.hpp"
+#include "strip/rank_link.hpp"
 #include "strip/row_records.hpp"
 #include "strip/strip.hpp"
 #include "strip/test_hooks.hpp"
@@ -70,45 +78,87 @@ constexpr uint64_t kBlockColumns = 65536;
 
 class Runner {
   public:
-    explicit Runner(const PeriodsOptions& o) : o_(o), last_checkpoint_(Clock::now()) {}
+    Runner(const PeriodsOptions& o, const engine::StripPart& part)
+        : o_(o), link_(part.link), last_checkpoint_(Clock::now()) {}
+
+    // The part this process resumed from (a run of ranks removes it once a newer one is saved).
+    void resumed_from(std::string part) { part_ = std::move(part); }
 
     // Called after every block of `columns` columns: sleeps for tests, saves on time or on a
     // stop signal (taking the strip's snapshot only then: it costs O(Y^2)). Returns true when
-    // the run must stop.
+    // the run must stop. With ranks, the decision is rank 0's clock and any rank's signal.
     bool after_block(SearchState& p, const Strip& strip, PeriodsResult& result, uint64_t columns) {
         // One sleep per column, as the tests' timings were set for (a sleep overshoots).
         for (uint64_t i = 0; strip::test_delay_us.load() && i < columns; ++i)
             std::this_thread::sleep_for(std::chrono::microseconds(strip::test_delay_us.load()));
-        const bool stop = o_.cancel && o_.cancel->load(std::memory_order_relaxed);
-        if (o_.checkpoint.empty()) {
-            if (stop) result.status = PeriodsResult::Status::Interrupted;
-            return stop;
+        bool stop = o_.cancel && o_.cancel->load(std::memory_order_relaxed);
+        bool due = !o_.checkpoint.empty() &&
+                   std::chrono::duration<double>(Clock::now() - last_checkpoint_).count() >=
+                       o_.checkpoint_every;
+        if (link_) {
+            const uint64_t wish = (stop ? 1 : 0) | (due && link_->rank() == 0 ? 2 : 0);
+            const uint64_t agreed = link_->max_of(wish);
+            stop = agreed & 1;
+            due = agreed & 2;
         }
-        const auto now = Clock::now();
-        if (stop ||
-            std::chrono::duration<double>(now - last_checkpoint_).count() >= o_.checkpoint_every) {
-            strip.snapshot(p.strip);
-            try {
-                write_checkpoint(o_.checkpoint, p, o_.rows);
-            } catch (const Error& e) {
-                // A full disk stops the run like a signal, keeping the previous checkpoint.
-                result.status = PeriodsResult::Status::Interrupted;
-                result.checkpoint_error = e.what();
-                return true;
-            }
-            ++result.checkpoints_written;
-            last_checkpoint_ = Clock::now();
-        }
-        if (stop) {
+        if (stop) result.status = PeriodsResult::Status::Interrupted;
+        if (o_.checkpoint.empty() || !(stop || due)) return stop;
+        strip.snapshot(p.strip);
+        const std::string error = save(p, strip.columns_done());
+        if (!error.empty()) {
+            // A full disk stops the run like a signal, keeping the previous checkpoint.
             result.status = PeriodsResult::Status::Interrupted;
-            result.checkpoint_saved = true;
+            result.checkpoint_error = error;
+            return true;
         }
+        ++result.checkpoints_written;
+        last_checkpoint_ = Clock::now();
+        result.checkpoint_saved = stop;
         return stop;
     }
 
   private:
+    // Writes the checkpoint; returns why it could not be, or "" (with ranks: any rank's reason).
+    std::string save(const SearchState& p, uint64_t column) {
+        if (!link_) {
+            try {
+                write_checkpoint(o_.checkpoint, p, o_.rows);
+            } catch (const Error& e) {
+                return e.what();
+            }
+            return "";
+        }
+        const std::string part = rank_part_path(o_.checkpoint, link_->rank(), column);
+        std::string error;
+        try {
+            write_checkpoint(part, p, o_.rows);
+        } catch (const Error& e) {
+            error = e.what();
+        }
+        error = link_->first_error(error);
+        if (error.empty() && link_->rank() == 0) {
+            try {
+                write_manifest(o_.checkpoint, {o_.rows, static_cast<uint64_t>(link_->ranks()),
+                                               column});
+            } catch (const Error& e) {
+                error = e.what();
+            }
+        }
+        error = link_->first_error(error);
+        std::error_code ec;
+        if (!error.empty()) {
+            if (part != part_) fs::remove(part, ec);
+            return error;
+        }
+        if (!part_.empty() && part_ != part) fs::remove(part_, ec);
+        part_ = part;
+        return "";
+    }
+
     const PeriodsOptions& o_;
+    strip::RankLink* link_;
     Clock::time_point last_checkpoint_;
+    std::string part_;
 };
 
 void report(PeriodsProgress* pr, int phase, uint64_t column, uint64_t target, uint64_t saved,
@@ -126,7 +176,10 @@ void report(PeriodsProgress* pr, int phase, uint64_t column, uint64_t target, ui
 // and `lambda` columns later, compared in full: those rows are periodic with period lambda for
 // ever from there, and need no sweep any more if the ring holds whole periods of them (length a
 // multiple of lambda). Takes effect at the next block.
-void note_settled(engine::SettledRows& settled, SearchState& p, uint64_t m, uint64_t lambda) {
+// `limit`: with ranks, rank 0's rows but one (Strip::settle).
+void note_settled(engine::SettledRows& settled, SearchState& p, uint64_t m, uint64_t lambda,
+                  uint64_t limit) {
+    m = std::min(m, limit);
     if (m <= settled.rows || p.ring_len == 0 || p.ring_len % lambda != 0) return;
     settled.rows = m;
     settled.period = lambda;
@@ -164,7 +217,13 @@ class SettleGrowth {
 class Certification {
   public:
     explicit Certification(const PeriodsOptions& o)
-        : o_(o), Y_(o.rows), start_(Clock::now()), strip_(o.rows, o.kernel, o.threads), runner_(o) {
+        : o_(o),
+          Y_(o.rows),
+          start_(Clock::now()),
+          part_(part_of(o)),
+          strip_(o.rows, o.kernel, o.threads, 0, part_),
+          runner_(o, part_),
+          settle_limit_(part_.hi < Y_ ? part_.hi - 1 : Y_) {
         result_.method =
             "Brent cycle detection on the relative strip state (row windows [x+1-2y, x+y], "
             "diagonal windows [x+2-2y, x+y-1]); candidates compared bit for bit in full, no "
@@ -173,15 +232,17 @@ class Certification {
         result_.threads = strip_.threads();
         result_.state_bits = strip_.state_bits();
         result_.bands = strip_.bands();
+        p_.first_row = part_.lo;
+        p_.end_row = part_.hi;
         if (o.resume && fs::exists(o.checkpoint)) {
-            p_ = load_checkpoint(o.checkpoint, Y_, strip_.state_words());
+            load();
             result_.resumed = true;
         } else if (const uint64_t L = speculative_ring(Y_, o.ring_budget_bytes)) {
-            start_ring(p_, Y_, L);
+            start_ring(p_, L);
         }
         // The strip reports no row below StripBlock::first_reported_row (unrecorded_rows_).
         recorder_ = [this](uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g) {
-            record_rows(p_, x, y0, y1, g, Y_, record_errors_);
+            record_rows(p_, x, y0, y1, g, record_errors_);
         };
     }
 
@@ -201,8 +262,63 @@ class Certification {
     }
 
   private:
+    // This process's rows: all of them, or with ranks, its rank's share (cut_rank_rows).
+    static engine::StripPart part_of(const PeriodsOptions& o) {
+        if (!o.link) return {0, o.rows, nullptr};
+        const std::vector<uint64_t> starts = cut_rank_rows(o.rows, o.link->ranks());
+        const auto r = static_cast<size_t>(o.link->rank());
+        return {starts[r], starts[r + 1], o.link};
+    }
+
+    // Resumes from the checkpoint: the file, or with ranks the manifest and this rank's part.
+    // With ranks, every rank refuses if any rank cannot load its part, with that rank's reason.
+    void load() {
+        const uint64_t words = strip_.state_words();
+        if (!part_.link) {
+            p_ = load_checkpoint(o_.checkpoint, Y_, words, 0, Y_);
+            return;
+        }
+        std::string error;
+        std::exception_ptr own;
+        try {
+            if (!is_manifest(o_.checkpoint))
+                throw Error("checkpoint " + o_.checkpoint +
+                            " is not the manifest of a run of MPI ranks: resume it with grundy "
+                            "periods, without mpirun");
+            const Manifest m = read_manifest(o_.checkpoint);
+            const auto R = static_cast<uint64_t>(part_.link->ranks());
+            if (m.ranks != R)
+                throw Error("checkpoint " + o_.checkpoint + " was written by " +
+                            std::to_string(m.ranks) + " ranks, not " + std::to_string(R) +
+                            ": resume it with mpirun -np " + std::to_string(m.ranks));
+            if (m.rows != Y_)
+                throw ArgumentError("checkpoint " + ArgumentError::literal(o_.checkpoint) +
+                                    " is for {rows} " + std::to_string(m.rows) + ", not " +
+                                    std::to_string(Y_));
+            const std::string part = rank_part_path(o_.checkpoint, part_.link->rank(), m.column);
+            p_ = load_checkpoint(part, Y_, words, part_.lo, part_.hi);
+            if (p_.strip.column + 1 != m.column && !(p_.strip.words.empty() && m.column == 0))
+                throw Error("checkpoint part " + part + " is not at the manifest's column");
+            runner_.resumed_from(part);
+        } catch (const Error& e) {
+            error = e.what();
+            own = std::current_exception();
+        }
+        error = part_.link->first_error(error);
+        if (own) std::rethrow_exception(own);
+        if (!error.empty()) throw Error(error);
+    }
+
     PeriodsResult finish() {
         result_.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+        if (part_.link) {
+            result_.ranks = part_.link->ranks();
+            result_.bytes_sent = part_.link->sum_of(part_.link->bytes_sent());
+            result_.wait_seconds =
+                static_cast<double>(part_.link->max_of(
+                    static_cast<uint64_t>(part_.link->wait_seconds() * 1e6))) /
+                1e6;
+        }
         return std::move(result_);
     }
 
@@ -235,7 +351,7 @@ class Certification {
             check_record(p_, record_errors_);
             if (done) return true;
             // The whole strip repeats from x0 on: every row is settled for the ring's tail.
-            if (p_.found) note_settled(settled_, p_, Y_, p_.period);
+            if (p_.found) note_settled(settled_, p_, Y_, p_.period, settle_limit_);
             settle_rows(end);
             report(o_.progress, 1, end, p_.found ? p_.x0 + p_.ring_len + 1 : 0,
                    p_.has_saved ? p_.saved.column : p_.x0, strip_);
@@ -267,7 +383,8 @@ class Certification {
                 p_.power = 64;
             } else if (!p_.found && x > first_saved()) {
                 const uint64_t lambda = x - p_.saved.column;
-                if (comparing) note_settled(settled_, p_, matched_rows_[x - next], lambda);
+                if (comparing)
+                    note_settled(settled_, p_, matched_rows_[x - next], lambda, settle_limit_);
                 if (comparing && matched_rows_[x - next] == Y_) {
                     // Compared in full by the bands, each match copied out and compared again
                     // (Strip::band_mismatch).
@@ -318,7 +435,7 @@ class Certification {
     // before the checkpoint and the ring holds their values).
     void resettle() {
         if (p_.settled_rows == 0) return;
-        note_settled(settled_, p_, p_.settled_rows, p_.settled_period);
+        note_settled(settled_, p_, p_.settled_rows, p_.settled_period, settle_limit_);
         strip_.settle(settled_);
         for (const auto& [m, since] : p_.settled_since) growth_.add(m, since);
         show_settled();
@@ -336,18 +453,19 @@ class Certification {
         p_.settled_rows = p_.settled_period = 0;
         p_.settled_since.clear();
         p_.strip.words.clear();
-        const double bytes = static_cast<double>(Y_) * static_cast<double>(p_.period) * 2.0;
+        const double bytes =
+            static_cast<double>(p_.end_row - p_.first_row) * static_cast<double>(p_.period) * 2.0;
         if (bytes > 32.0 * (1ull << 30))
             throw Error("the strip's period " + std::to_string(p_.period) + " needs a ring of " +
                         std::to_string(bytes / (1ull << 30)) +
                         " GiB for the exact preperiods; more than 32 GiB");
-        start_ring(p_, Y_, p_.period);
+        start_ring(p_, p_.period);
     }
 
     // Phase 2: a second sweep from column 0 with a ring of exactly P, to column x0 + P. False
     // when interrupted.
     bool second_pass() {
-        Strip pass(Y_, o_.kernel, o_.threads);
+        Strip pass(Y_, o_.kernel, o_.threads, 0, part_);
         if (!p_.strip.words.empty()) pass.restore(p_.strip);
         StripSnapshot at_x0;
         const uint64_t last = p_.x0 + p_.period;
@@ -366,8 +484,9 @@ class Certification {
             // phase 2 that started past x0 skips it; phase 1 proved it already).
             if (end - 1 == p_.x0) pass.snapshot(at_x0);
             if (end - 1 == last) {
-                if (!at_x0.words.empty() && !pass.matches(at_x0))
-                    throw Error("internal: the certificate did not repeat in phase 2");
+                uint64_t differs = !at_x0.words.empty() && !pass.matches(at_x0);
+                if (part_.link) differs = part_.link->max_of(differs);
+                if (differs) throw Error("internal: the certificate did not repeat in phase 2");
                 return true;
             }
             report(o_.progress, 2, end, last + 1, p_.x0, pass);
@@ -376,17 +495,19 @@ class Certification {
     }
 
     // Each row's exact preperiod (its last mismatch), minimal period (of one P-block from x0 + 1
-    // in the ring) and, if asked, its block from the preperiod.
+    // in the ring) and, if asked, its block from the preperiod; with ranks, gathered on rank 0.
     void collect_rows() {
-        const uint64_t L = p_.ring_len, P = p_.period;
-        result_.rows.resize(Y_);
+        const uint64_t L = p_.ring_len, P = p_.period, lo = p_.first_row;
+        const uint64_t stride = p_.end_row - lo;
+        result_.rows.resize(stride);
         std::vector<uint16_t> block(P);
-        for (uint64_t y = 0; y < Y_; ++y) {
-            CertifiedRowPeriod& r = result_.rows[y];
+        for (uint64_t y = lo; y < p_.end_row; ++y) {
+            CertifiedRowPeriod& r = result_.rows[y - lo];
             r.row = y;
-            r.preperiod = p_.last_mismatch[y] == kNone ? 0 : p_.last_mismatch[y] + 1;
+            r.preperiod = p_.last_mismatch[y - lo] == kNone ? 0 : p_.last_mismatch[y - lo] + 1;
             // The ring holds columns x0 + 1 .. x0 + P (and more) at x mod L.
-            for (uint64_t i = 0; i < P; ++i) block[i] = p_.ring[((p_.x0 + 1 + i) % L) * Y_ + y];
+            for (uint64_t i = 0; i < P; ++i)
+                block[i] = p_.ring[((p_.x0 + 1 + i) % L) * stride + (y - lo)];
             r.period = minimal_period(block);
             if (!o_.keep_blocks) continue;
             r.block.resize(r.period);
@@ -396,15 +517,43 @@ class Certification {
                 r.block[i] = block[c - (p_.x0 + 1)];
             }
         }
+        if (part_.link) gather_rows();
+    }
+
+    // Every rank's rows to rank 0, as words: row, preperiod, period, block length, block.
+    void gather_rows() {
+        std::vector<uint64_t> mine;
+        for (const auto& r : result_.rows) {
+            mine.insert(mine.end(), {r.row, r.preperiod, r.period, r.block.size()});
+            mine.insert(mine.end(), r.block.begin(), r.block.end());
+        }
+        result_.rows.clear();
+        const std::vector<uint64_t> all = part_.link->gather(mine);
+        for (size_t i = 0; i + 4 <= all.size();) {
+            CertifiedRowPeriod r;
+            r.row = all[i], r.preperiod = all[i + 1], r.period = all[i + 2];
+            const uint64_t n = all[i + 3];
+            i += 4;
+            if (n > all.size() - i) throw Error("internal: gathered rows are malformed");
+            r.block.assign(all.begin() + static_cast<int64_t>(i),
+                           all.begin() + static_cast<int64_t>(i + n));
+            i += n;
+            result_.rows.push_back(std::move(r));
+        }
+        if (part_.link->rank() == 0 && result_.rows.size() != Y_)
+            throw Error("internal: rank 0 gathered " + std::to_string(result_.rows.size()) +
+                        " rows of " + std::to_string(Y_));
     }
 
     const PeriodsOptions& o_;
     const uint64_t Y_;
     const Clock::time_point start_;
     PeriodsResult result_;
+    const engine::StripPart part_;
     Strip strip_;
     SearchState p_;
     Runner runner_;
+    const uint64_t settle_limit_;  // rows that may settle: all, or rank 0's but one
     RecordErrors record_errors_;
     engine::StripRowsFn recorder_;
     std::vector<uint32_t> matched_rows_;
@@ -421,7 +570,18 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
                             std::to_string(o.rows));
     if (!(o.checkpoint_every >= 0)) throw ArgumentError("{checkpoint_every} must be >= 0 seconds");
     if (o.resume && o.checkpoint.empty()) throw ArgumentError("{resume} needs {checkpoint} FILE");
-    return Certification(o).run();
+    if (!o.link) return Certification(o).run();
+    // Before the sweep the ranks agree on every refusal (Certification::load); after it starts, a
+    // failure of one rank ends the job, or the others would wait for it for ever.
+    Certification c(o);
+    try {
+        return c.run();
+    } catch (const std::exception& e) {
+        o.link->abort("grundy periods: rank " + std::to_string(o.link->rank()) +
+                          ": error: " + e.what(),
+                      2);
+        throw;  // not reached: abort ends the process
+    }
 }
 
 }  // namespace grundy

@@ -17,8 +17,11 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kMagic[8] = {'G', 'R', 'U', 'N', 'D', 'Y', 'P', 'K'};
-// Version 3 added the settled rows; a version 2 file reads as one with none settled yet.
-constexpr uint32_t kVersion = 3;
+// Version 3 added the settled rows, version 4 the rows of a rank's part (rank_link.hpp); a
+// version 2 file reads as one with none settled yet, and 2 and 3 as all rows of one process.
+constexpr uint32_t kVersion = 4;
+// The first line of a manifest (checkpoint.hpp).
+constexpr char kManifestMagic[] = "grundy periods checkpoint manifest";
 
 void put64(std::string& s, uint64_t v) {
     s.append(reinterpret_cast<const char*>(&v), 8);
@@ -81,6 +84,8 @@ std::string encode_head(const SearchState& p) {
     put64(body, p.settled_period);
     put64(body, p.settled_since.size());
     for (const auto& [rows, column] : p.settled_since) put64(body, rows), put64(body, column);
+    put64(body, p.first_row);
+    put64(body, p.end_row);
     put64(body, p.ring.size());
     return body;
 }
@@ -126,20 +131,26 @@ void write_checkpoint(const std::string& path, const SearchState& p, uint64_t ro
     out.commit();
 }
 
-SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t state_words) {
+SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t state_words,
+                            uint64_t first_row, uint64_t end_row) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error("cannot read checkpoint " + path);
     const std::string bad = "checkpoint " + path + " ";
     char header[32];
-    if (!in.read(header, 32) || std::memcmp(header, kMagic, 8) != 0)
+    if (!in.read(header, 32) || std::memcmp(header, kMagic, 8) != 0) {
+        if (std::memcmp(header, kManifestMagic, 8) == 0)
+            throw Error(bad + "is the manifest of a run of " +
+                        std::to_string(read_manifest(path).ranks) +
+                        " MPI ranks: resume it with mpirun and grundy-mpi, with as many ranks");
         throw Error(bad + "is not a grundy periods checkpoint");
+    }
     uint32_t version, checksum;
     uint64_t file_rows, size;
     std::memcpy(&version, header + 8, 4);
     std::memcpy(&checksum, header + 12, 4);
     std::memcpy(&file_rows, header + 16, 8);
     std::memcpy(&size, header + 24, 8);
-    if (version != kVersion && version != 2)
+    if (version < 2 || version > kVersion)
         throw Error(bad + "has format version " + std::to_string(version) + ", this program " +
                     "reads version " + std::to_string(kVersion));
     if (file_rows != rows)
@@ -172,10 +183,17 @@ SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t sta
     p.x0 = r.u64();
     p.period = r.u64();
     p.ring_len = r.u64();
-    p.last_mismatch = r.words(p.ring_len ? rows : 0);
+    const uint64_t part_rows = end_row - first_row;
+    p.last_mismatch = r.words(p.ring_len ? part_rows : 0);
     if (version >= 3) read_settled(r, p, rows, bad);
+    p.first_row = version >= 4 ? r.u64() : 0;
+    p.end_row = version >= 4 ? r.u64() : rows;
+    if (p.first_row != first_row || p.end_row != end_row)
+        throw Error(bad + "holds rows " + std::to_string(p.first_row) + ".." +
+                    std::to_string(p.end_row - 1) + ", not " + std::to_string(first_row) + ".." +
+                    std::to_string(end_row - 1) + " (corrupt, or of another cut of the rows)");
     const uint64_t n = r.u64();
-    if (n != rows * p.ring_len || (p.found && p.period == 0) || (p.phase == 2 && !p.found) ||
+    if (n != part_rows * p.ring_len || (p.found && p.period == 0) || (p.phase == 2 && !p.found) ||
         r.at + n * 2 != size)
         throw Error(bad + "is corrupt (sizes)");
     uLong c = crc_of(crc32(0, nullptr, 0), head.data(), r.at);
@@ -189,6 +207,39 @@ SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t sta
     c = crc_of(c, ring, n * 2);
     if (static_cast<uint32_t>(c) != checksum) throw Error(bad + "is corrupt (checksum mismatch)");
     return p;
+}
+
+std::string rank_part_path(const std::string& manifest, int rank, uint64_t column) {
+    return manifest + ".rank" + std::to_string(rank) + "." + std::to_string(column);
+}
+
+void write_manifest(const std::string& path, const Manifest& m) {
+    io::AtomicTextFile out(path);
+    out << kManifestMagic << " 1\nrows " << m.rows << "\nranks " << m.ranks << "\ncolumn "
+        << m.column << "\n";
+    out.commit();
+}
+
+bool is_manifest(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::string line;
+    return in && std::getline(in, line) && line.rfind(kManifestMagic, 0) == 0;
+}
+
+Manifest read_manifest(const std::string& path) {
+    if (!is_manifest(path)) throw Error("checkpoint manifest " + path + " is not a manifest");
+    std::ifstream in(path);
+    std::string line, key;
+    std::getline(in, line);
+    Manifest m;
+    auto field = [&](const char* name, uint64_t& v) {
+        if (!(in >> key >> v) || key != name)
+            throw Error("checkpoint manifest " + path + " is corrupt (" + name + ")");
+    };
+    field("rows", m.rows);
+    field("ranks", m.ranks);
+    field("column", m.column);
+    return m;
 }
 
 }  // namespace grundy::strip

@@ -13,7 +13,21 @@ namespace grundy::strip {
 // Throws grundy::Error if the file cannot be written; the previous checkpoint is then intact.
 void write_checkpoint(const std::string& path, const SearchState& p, uint64_t rows);
 // Throws grundy::Error for a file that is missing, not a checkpoint, of another version or
-// number of rows, truncated or corrupt.
-SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t state_words);
+// number of rows, of other rows of this process (first_row..end_row-1), truncated or corrupt.
+SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t state_words,
+                            uint64_t first_row, uint64_t end_row);
+
+// A run of several ranks (rank_link.hpp) checkpoints into one part per rank,
+// rank_part_path(F, r, column), all at the same column, and then the manifest F naming that
+// column, written last and atomically: the commit point. A part is removed only once a newer
+// manifest names a newer one, so a run killed at any moment leaves a manifest whose parts all
+// exist.
+struct Manifest {
+    uint64_t rows = 0, ranks = 0, column = 0;
+};
+std::string rank_part_path(const std::string& manifest, int rank, uint64_t column);
+void write_manifest(const std::string& path, const Manifest& m);
+bool is_manifest(const std::string& path);
+Manifest read_manifest(const std::string& path);
 
 }  // namespace grundy::strip

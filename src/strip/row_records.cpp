@@ -36,13 +36,13 @@ uint64_t speculative_ring(uint64_t rows, uint64_t budget_bytes) {
 }
 
 void record_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g,
-                 uint64_t rows, RecordErrors& errors) {
-    const uint64_t L = p.ring_len;
+                 RecordErrors& errors) {
+    const uint64_t L = p.ring_len, rows = p.end_row - p.first_row, at = y0 - p.first_row;
     const uint64_t n = y1 - y0;
-    uint16_t* slot = p.ring.data() + (x % L) * rows + y0;
+    uint16_t* slot = p.ring.data() + (x % L) * rows + at;
     // The slot of a later column is L columns old, out of every cache: fetch it while this
     // column's values are converted and compared.
-    const uint16_t* later = p.ring.data() + ((x + 4) % L) * rows + y0;
+    const uint16_t* later = p.ring.data() + ((x + 4) % L) * rows + at;
     for (uint64_t i = 0; i < n * 2; i += 64)
         __builtin_prefetch(reinterpret_cast<const char*>(later) + i, 1);
     // Branch-free loops the compiler vectorises: the values g - x + 2y, which Landman's bounds
@@ -80,7 +80,7 @@ void record_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uin
             for (uint64_t i = 0; i < m; ++i) diff |= out[i] ^ u[i];
             if (diff)
                 for (uint64_t i = 0; i < m; ++i)
-                    if (out[i] != u[i]) p.last_mismatch[y0 + c0 + i] = x - L;
+                    if (out[i] != u[i]) p.last_mismatch[at + c0 + i] = x - L;
         }
         std::memcpy(out, u, m * sizeof(uint16_t));
     }

@@ -30,7 +30,7 @@ struct RecordErrors {
 // value differs from the one ring_len columns before. Runs on the band's thread: it touches only
 // these rows' ring entries and last mismatches.
 void record_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g,
-                 uint64_t rows, RecordErrors& errors);
+                 RecordErrors& errors);
 
 // After a block: the checks record_rows could not throw for itself.
 void check_record(const SearchState& p, RecordErrors& errors);

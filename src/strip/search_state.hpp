@@ -54,8 +54,10 @@ struct SearchState {
     // the certificate, once found
     bool found = false;
     uint64_t x0 = 0, period = 0;
-    // per-row ring of the last ring_len values of g - x + 2y, at [x mod ring_len][y], and the
-    // last x with d(x + ring_len) != d(x)
+    // this process's rows first_row..end_row-1 (all of them but with ranks: rank_link.hpp)
+    uint64_t first_row = 0, end_row = 0;
+    // per-row ring of the last ring_len values of g - x + 2y of this process's rows, at
+    // [x mod ring_len][y - first_row], and the last x with d(x + ring_len) != d(x)
     uint64_t ring_len = 0;
     std::vector<uint64_t> last_mismatch;  // kNone if none
     Ring ring;
@@ -65,7 +67,9 @@ struct SearchState {
     std::vector<std::pair<uint64_t, uint64_t>> settled_since;
 };
 
-inline void start_ring(SearchState& p, uint64_t rows, uint64_t L) {
+// A fresh ring of L columns for rows p.first_row..p.end_row-1.
+inline void start_ring(SearchState& p, uint64_t L) {
+    const uint64_t rows = p.end_row - p.first_row;
     p.ring_len = L;
     p.ring.assign(0);
     p.ring.assign(rows * L);

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "engine/config.hpp"
+#include "strip/boundary_bits.hpp"
 #include "grundy/error.hpp"
 
 namespace grundy::strip {
@@ -16,27 +17,6 @@ namespace {
 
 // Rows whose values are gathered from the ring at a time (a copy of rows x period values).
 constexpr uint64_t kRowsPerGather = 32;
-
-// ORs `bits` into word w of the window (reserved), keeping its summary of full words.
-void or_word(const BitWindow& win, uint64_t w, uint64_t bits) {
-    if (!bits) return;
-    const engine::WindowView v = win.view();
-    uint64_t* word = v.word_ptr(w);
-    *word |= bits;
-    if (*word == ~uint64_t{0})
-        *reinterpret_cast<uint64_t*>(v.full_origin + 8 * (w / 64)) |= uint64_t{1} << (w % 64);
-}
-
-// ORs the table words [lo, hi] (bit r of the phase is the value `first` + r) into the window.
-void or_phase(BitWindow& win, const uint64_t* phase, uint64_t lo, uint64_t hi, uint64_t first) {
-    const uint64_t w0 = first / 64, sh = first % 64;
-    for (uint64_t k = lo; k <= hi; ++k) {
-        const uint64_t bits = phase[k];
-        if (!bits) continue;
-        or_word(win, w0 + k, bits << sh);
-        if (sh) or_word(win, w0 + k + 1, bits >> (64 - sh));
-    }
-}
 
 }  // namespace
 
@@ -114,7 +94,8 @@ void SettledBoundary::fill_column(BitWindow& col, uint64_t x, uint64_t floor) co
     if (rows_ == 0) return;
     // Row y's values lie in [x - 2y, x + y]: relative bits 2Y - 2y .. 2Y + y.
     const uint64_t lo = (2 * Y_ - 2 * (rows_ - 1)) / 64, hi = (2 * Y_ + rows_ - 1) / 64;
-    or_phase(col, column_.data() + (x % period_) * words_, lo, hi, x - 2 * Y_);
+    or_packed(col, column_.data() + (x % period_) * words_, lo, hi,
+              static_cast<int64_t>(x - 2 * Y_));
 }
 
 void SettledBoundary::fill_diagonal(BitWindow& dia, uint64_t d, uint64_t floor) const {
@@ -123,7 +104,7 @@ void SettledBoundary::fill_diagonal(BitWindow& dia, uint64_t d, uint64_t floor) 
     if (rows_ == 0) return;
     // The cell (d + j, j) has a value in [d - j, d + 2j]: relative bits Y - j .. Y + 2j.
     const uint64_t lo = (Y_ - (rows_ - 1)) / 64, hi = (Y_ + 2 * (rows_ - 1)) / 64;
-    or_phase(dia, diagonal_.data() + (d % period_) * words_, lo, hi, d - Y_);
+    or_packed(dia, diagonal_.data() + (d % period_) * words_, lo, hi, static_cast<int64_t>(d - Y_));
 }
 
 }  // namespace grundy::strip

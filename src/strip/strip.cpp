@@ -7,6 +7,7 @@
 #include "engine/config.hpp"
 #include "engine/sweep.hpp"
 #include "grundy/error.hpp"
+#include "strip/boundary_bits.hpp"
 
 namespace grundy::engine {
 
@@ -14,8 +15,12 @@ bool same_state(const StripSnapshot& a, const StripSnapshot& b) {
     return a.rows == b.rows && a.words == b.words;
 }
 
-Strip::Strip(uint64_t rows, MexKernel kernel, int threads, uint64_t lag) : rows_(rows) {
+Strip::Strip(uint64_t rows, MexKernel kernel, int threads, uint64_t lag, StripPart part)
+    : rows_(rows), lo_(part.lo), hi_(part.hi ? part.hi : rows), link_(part.link) {
     if (rows == 0) throw Error("a strip needs at least one row");
+    if (lo_ >= hi_ || hi_ > rows || (!link_ && (lo_ != 0 || hi_ != rows)))
+        throw Error("internal: a strip's part without its rows or its link");
+    boundary_words_ = strip::boundary_words(rows);
     // Strip windows are short (about 3y bits) and the scans shorter still (about y / 2 bits), so
     // the word-at-a-time scan wins: rows 0..255 took 13.1 s with it, 14.0 s with the summary
     // kernel and 15.7 s with the flat AVX-512 one (one thread, same results). Measured again
@@ -44,7 +49,7 @@ Strip::Strip(uint64_t rows, MexKernel kernel, int threads, uint64_t lag) : rows_
     kernel_name_ = mex_kernel_name(kernel);
     const uint64_t t = threads > 1 ? static_cast<uint64_t>(threads) : 1;
     uint64_t bands = t == 1 ? 1 : t * kStripBandsPerThread;
-    bands = std::max<uint64_t>(1, std::min(bands, rows / kMinStripBandRows));
+    bands = std::max<uint64_t>(1, std::min(bands, (hi_ - lo_) / kMinStripBandRows));
     threads_ = static_cast<int>(std::min(t, bands));
     windows_ = std::make_unique<StripWindows>(rows, bands == 1 ? 1 : lag ? lag : kStripLag);
     // Highest rows first: they settle last, so that is where two states usually differ.
@@ -58,7 +63,8 @@ Strip::Strip(uint64_t rows, MexKernel kernel, int threads, uint64_t lag) : rows_
         state_words_ += (seg.bits + 63) / 64;
         state_bits_ += seg.bits;
     }
-    for (uint32_t i = 0; i < layout_.size(); ++i) all_segments_.push_back(i);
+    for (uint32_t i = 0; i < layout_.size(); ++i)
+        if (owner_row(layout_[i]) >= lo_ && owner_row(layout_[i]) < hi_) own_segments_.push_back(i);
 
     band_count_ = bands;
     cut_bands(bands);
@@ -68,22 +74,22 @@ Strip::Strip(uint64_t rows, MexKernel kernel, int threads, uint64_t lag) : rows_
 // k / count of the total. The settled rows cost nothing per column; they join the lowest band,
 // which reports them and starts the columns and diagonals from the settled boundary.
 void Strip::cut_bands(uint64_t count) {
-    const uint64_t S = std::min(settled_.rows, rows_ - 1);
+    const uint64_t S = std::max(lo_, std::min(settled_.rows, hi_ - 1));
     auto cost = [](uint64_t y) { return kStripCostBase + kStripCostPerRow * y; };
     uint64_t total = 0;
-    for (uint64_t y = S; y < rows_; ++y) total += cost(y);
+    for (uint64_t y = S; y < hi_; ++y) total += cost(y);
     std::vector<uint64_t> starts = {S};
     uint64_t run = 0;
-    for (uint64_t y = S; y < rows_ && starts.size() < count; ++y) {
+    for (uint64_t y = S; y < hi_ && starts.size() < count; ++y) {
         run += cost(y);
         // At least kMinStripBandRows rows in every band (there are at most rows / that many).
         const uint64_t k = starts.size();
         if (run * count >= k * total && y + 1 - starts.back() >= kMinStripBandRows &&
-            rows_ - (y + 1) >= (count - k) * kMinStripBandRows)
+            hi_ - (y + 1) >= (count - k) * kMinStripBandRows)
             starts.push_back(y + 1);
     }
-    starts.front() = 0;
-    starts.push_back(rows_);
+    starts.front() = lo_;
+    starts.push_back(hi_);
     set_bands(starts);
 }
 
@@ -94,6 +100,8 @@ void Strip::set_bands(const std::vector<uint64_t>& starts) {
         band->y0 = starts[k];
         band->y1 = starts[k + 1];
         band->g.resize(band->y1 - band->y0);
+        if ((k == 0 && lo_ > 0) || (k + 2 == starts.size() && hi_ < rows_))
+            band->message.resize(kStripMessageColumns * 2 * boundary_words_);
         // The band compares its swept rows, and the diagonals through (x, y - 1) for its swept
         // rows y - 1, lowest first: the first difference then names the largest sub-strip that
         // matches. The settled rows' segments are advance_block's (settled_mismatch).
@@ -111,7 +119,7 @@ Strip::~Strip() = default;
 std::vector<uint64_t> Strip::band_starts() const {
     std::vector<uint64_t> r;
     for (const auto& b : bands_) r.push_back(b->y0);
-    r.push_back(rows_);
+    r.push_back(hi_);
     return r;
 }
 
@@ -139,9 +147,13 @@ void Strip::run_tile(size_t k, uint64_t first, uint64_t i0, uint64_t n, const St
         const uint64_t x = first + i;
         if (from < given) settled_values(x, from, given, g + (from - band.y0));
         if (given < band.y1) {
-            if (S > 0 && given == S) start_boundary(x);
+            if (k == 0 && lo_ > 0)
+                receive_boundary(band, x, i, b.columns);
+            else if (S > 0 && given == S)
+                start_boundary(x);
             sweep_(*windows_, x, given, band.y1, g + (given - band.y0));
         }
+        if (k + 1 == bands_.size() && hi_ < rows_) send_boundary(band, x, i, b.columns);
         if (b.rows_done && from < band.y1) b.rows_done(x, from, band.y1, g + (from - band.y0));
         if (b.compare) band.mismatch[i] = band_mismatch(band, *b.compare, x);
     }
@@ -163,7 +175,45 @@ void Strip::start_boundary(uint64_t x) {
     boundary_->fill_diagonal(s.diag(x, S), x - S, s.diagonal_floor(x, S));
 }
 
+// Rows lo..hi-1 of column x (the i-th of a block of `columns`) start from what the rank below
+// sent: the column's set and the diagonal entering row lo. A message holds kStripMessageColumns
+// columns from the block's first on (the last one fewer), both sets of each.
+void Strip::receive_boundary(Band& band, uint64_t x, uint64_t i, uint64_t columns) {
+    const uint64_t W = boundary_words_, j = i % kStripMessageColumns;
+    if (j == 0)
+        link_->receive_from_below(band.message.data(),
+                                  std::min(kStripMessageColumns, columns - i) * 2 * W);
+    StripWindows& s = *windows_;
+    const uint64_t* words = band.message.data() + j * 2 * W;
+    BitWindow& col = s.column(x);
+    StripWindows::reset(col, s.column_floor(x));
+    col.reserve_through((x + rows_) / 64 + kScanPadWords + 2);
+    strip::or_packed(col, words, 0, W - 1, static_cast<int64_t>(x) - 2 * static_cast<int64_t>(rows_));
+    const int64_t d = static_cast<int64_t>(x) - static_cast<int64_t>(lo_);
+    BitWindow& dia = s.diag(x, lo_);
+    StripWindows::reset(dia, s.diagonal_floor(x, lo_));
+    const int64_t top = d + 2 * static_cast<int64_t>(rows_);  // above every value of its cells
+    dia.reserve_through(static_cast<uint64_t>(std::max<int64_t>(top, 0)) / 64 + kScanPadWords + 2);
+    strip::or_packed(dia, words + W, 0, W - 1, d - static_cast<int64_t>(rows_));
+}
+
+// After rows lo..hi-1 of column x: column x's set (every row below hi now) and the diagonal
+// x - hi, whose cells below hi are all swept (its last, (x - 1, hi - 1), in the column before),
+// packed for the rank above; sent when the message is full or the block ends.
+void Strip::send_boundary(Band& band, uint64_t x, uint64_t i, uint64_t columns) {
+    const uint64_t W = boundary_words_, j = i % kStripMessageColumns;
+    StripWindows& s = *windows_;
+    uint64_t* words = band.message.data() + j * 2 * W;
+    strip::pack_window(s.column(x), static_cast<int64_t>(x) - 2 * static_cast<int64_t>(rows_), W,
+                       words);
+    const int64_t d = static_cast<int64_t>(x) - static_cast<int64_t>(hi_);
+    strip::pack_window(s.diag(x, hi_), d - static_cast<int64_t>(rows_), W, words + W);
+    if (j + 1 == kStripMessageColumns || i + 1 == columns)
+        link_->send_up(band.message.data(), (j + 1) * 2 * W);
+}
+
 void Strip::settle(const SettledRows& settled) {
+    if (lo_ > 0) return;  // only rank 0's rows settle
     if (settled.rows > rows_ || settled.rows < settled_.rows ||
         (settled.rows &&
          (settled.period == 0 || !settled.values || settled.length % settled.period != 0 ||
@@ -240,38 +290,21 @@ void Strip::advance_block(const StripBlock& b) {
             for (uint64_t i = 0; i < b.columns; ++i)
                 (*b.matched_rows)[i] = std::min((*b.matched_rows)[i], band->mismatch[i]);
         // The bands compared only the swept rows. Where those match above the settled ones, the
-        // settled part decides (rarely: only a whole period of theirs from the compared state).
+        // settled part decides (rarely: only a whole period of theirs from the compared state;
+        // with ranks, where this rank's rows match).
         const uint64_t S = settled_.rows;
         for (uint64_t i = 0; S > 0 && i < b.columns; ++i)
             if ((*b.matched_rows)[i] > S)
                 (*b.matched_rows)[i] =
                     std::min((*b.matched_rows)[i], settled_mismatch(*b.compare, first + i));
+        // The lowest difference of any rank: every rank then takes the same decisions.
+        if (link_) link_->min_each(*b.matched_rows);
     }
 }
 
 const BitWindow& Strip::window_of(const Segment& seg, uint64_t x) const {
     if (seg.is_row) return windows_->row_sets[seg.y];
     return windows_->diag_sets[windows_->diag_slot(x, seg.y - 1)];
-}
-
-uint64_t Strip::chunk(const BitWindow& w, int64_t v) {
-    if (v < 0) {  // only for the first columns: values below 0 do not exist
-        uint64_t r = 0;
-        for (int64_t i = 0; i < 64; ++i)
-            if (v + i >= 0 && w.contains(static_cast<uint64_t>(v + i))) r |= uint64_t{1} << i;
-        return r;
-    }
-    auto word = [&w](uint64_t i) -> uint64_t {
-        if ((i + 1) * 64 <= w.low) return ~uint64_t{0};
-        uint64_t stored = (i >= w.base && i - w.base < w.capacity) ? w.words[i - w.base] : 0;
-        if (i * 64 < w.low) stored |= (uint64_t{1} << (w.low % 64)) - 1;
-        return stored;
-    };
-    const uint64_t u = static_cast<uint64_t>(v);
-    const uint64_t i = u / 64, sh = u % 64;
-    uint64_t r = word(i) >> sh;
-    if (sh) r |= word(i + 1) << (64 - sh);
-    return r;
 }
 
 // Row y's set after column x, bits x + 1 - 2y .. x + y: the values of columns x - 3y .. x (a
@@ -320,7 +353,7 @@ bool Strip::for_each_segment_word(const Segment& seg, uint64_t x, Visit&& visit)
     const BitWindow& w = window_of(seg, x);
     const int64_t first = static_cast<int64_t>(x) + seg.start;
     for (uint64_t k = 0; k * 64 < seg.bits; ++k) {
-        uint64_t c = chunk(w, first + static_cast<int64_t>(k * 64));
+        uint64_t c = strip::window_chunk(w, first + static_cast<int64_t>(k * 64));
         const uint64_t left = seg.bits - k * 64;
         if (left < 64) c &= (uint64_t{1} << left) - 1;
         if (!visit(seg.offset + k, c)) return false;
@@ -342,7 +375,7 @@ void Strip::snapshot(StripSnapshot& out) const {
     out.rows = rows_;
     out.column = x;
     out.words.assign(state_words_, 0);
-    for_each_state_word(all_segments_, x, [&](uint64_t i, uint64_t word) {
+    for_each_state_word(own_segments_, x, [&](uint64_t i, uint64_t word) {
         out.words[i] = word;
         return true;
     });
@@ -351,7 +384,7 @@ void Strip::snapshot(StripSnapshot& out) const {
 bool Strip::matches(const StripSnapshot& s) const {
     if (next_ == 0 || s.rows != rows_ || s.words.size() != state_words_) return false;
     // Stops at the first differing word: cheap when the states differ, as they almost always do.
-    return for_each_state_word(all_segments_, next_ - 1,
+    return for_each_state_word(own_segments_, next_ - 1,
                                [&](uint64_t i, uint64_t word) { return word == s.words[i]; });
 }
 
@@ -390,7 +423,8 @@ void Strip::restore(const StripSnapshot& s) {
     // Row 0 is g(x', 0) = x': everything up to x is in it.
     StripWindows::reset(ws.row_sets[0], x + 1);
     if (failed_.load()) throw Error("internal: strip used after a failed sweep");
-    for (const auto& seg : layout_) {
+    for (const uint32_t i : own_segments_) {
+        const Segment& seg = layout_[i];
         BitWindow& w = seg.is_row ? ws.row_sets[seg.y] : ws.diag_sets[ws.diag_slot(x, seg.y - 1)];
         const int64_t first = static_cast<int64_t>(x) + seg.start;
         // A row holds every value below its segment; a diagonal keeps its own floor.

@@ -22,6 +22,12 @@
 // of a block of columns, where the state is that after the block's last column. Every cell gets
 // the same value whatever the number of bands: the sets a cell reads are exactly those of the
 // one-thread sweep order.
+//
+// Ranks (StripPart): a strip may be one rank's part of a strip swept by several processes
+// (rank_link.hpp). It then sweeps only its rows lo..hi-1, takes each column's set and the
+// diagonal entering row lo from the rank below, hands the same for row hi to the rank above,
+// and its snapshots, comparisons and restores cover only its own part of the state (the
+// segments of its rows; the other words of a snapshot stay 0).
 #pragma once
 
 #include <atomic>
@@ -32,6 +38,7 @@
 #include <vector>
 
 #include "grundy/engine.hpp"
+#include "strip/rank_link.hpp"
 #include "strip/settled_boundary.hpp"
 #include "strip/strip_windows.hpp"
 
@@ -87,16 +94,26 @@ struct SettledRows {
     uint64_t stride = 0;
 };
 
+// This process's rows of a strip swept by several (rank_link.hpp): rows lo..hi-1 (hi 0: every
+// row, and no link).
+struct StripPart {
+    uint64_t lo = 0, hi = 0;
+    strip::RankLink* link = nullptr;
+};
+
 class Strip {
   public:
     // threads: OpenMP threads sweeping tiles of bands of rows; fewer if the strip has too few
     // rows for them (config.hpp: kMinStripBandRows); 0: one. lag: how many columns the lowest
     // band may run ahead of the highest (0: kStripLag; tests use tiny ones, which also make the
     // tiles one lag wide).
-    Strip(uint64_t rows, MexKernel kernel, int threads = 1, uint64_t lag = 0);
+    Strip(uint64_t rows, MexKernel kernel, int threads = 1, uint64_t lag = 0,
+          StripPart part = {});
     ~Strip();
 
     uint64_t rows() const { return rows_; }
+    uint64_t first_row() const { return lo_; }  // this process's rows: first_row()..end_row()-1
+    uint64_t end_row() const { return hi_; }
     int threads() const { return threads_; }
     uint64_t bands() const { return bands_.size(); }
     // First row of each band, and rows() last.
@@ -113,7 +130,8 @@ class Strip {
     // first exception of any band (the strip is then unusable).
     void advance_block(const StripBlock& b);
 
-    // The relative state after the last swept column (at least one must be swept).
+    // The relative state after the last swept column (at least one must be swept); with ranks,
+    // this rank's part of it (and so for matches and restore).
     void snapshot(StripSnapshot& out) const;
     // Compares the live state with `s` in full, stopping at the first difference; segments
     // that differ most often (the highest rows) come first, so a mismatch costs a word or two.
@@ -124,7 +142,8 @@ class Strip {
     // From the next block on, rows 0..settled.rows-1 (at least as many as before) are settled
     // (no mex), and the bands are cut again over the other rows. The values are the same as a
     // mex would give exactly when the rows are periodic with settled.period from column
-    // columns_done() - settled.period on; the caller guarantees it.
+    // columns_done() - settled.period on; the caller guarantees it. With ranks, only rank 0's
+    // rows settle (fewer than its own): the others ignore the call.
     void settle(const SettledRows& settled);
     uint64_t settled_rows() const { return settled_.rows; }
 
@@ -147,9 +166,11 @@ class Strip {
         // the compared state, kNoMismatch if none
         std::vector<uint32_t> mismatch;
         StripSnapshot check;  // scratch for the full re-check of a match
+        // With ranks: the lowest band's message from the rank below, the highest band's to
+        // the rank above (kStripMessageColumns columns, 2 packed sets each).
+        std::vector<uint64_t> message;
     };
     const BitWindow& window_of(const Segment& seg, uint64_t x) const;
-    static uint64_t chunk(const BitWindow& w, int64_t v);  // contains(v .. v + 63) as bits
     // Calls visit(index, word) for every word of the segments `segs` (indices into layout_) of
     // the relative state after column x, until visit returns false. Returns whether it went
     // through all of them.
@@ -168,15 +189,20 @@ class Strip {
     void set_bands(const std::vector<uint64_t>& starts);  // first rows, then rows()
     void settled_values(uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g) const;
     void start_boundary(uint64_t x);
+    void receive_boundary(Band& band, uint64_t x, uint64_t i, uint64_t columns);
+    void send_boundary(Band& band, uint64_t x, uint64_t i, uint64_t columns);
     void run_tile(size_t k, uint64_t first, uint64_t i0, uint64_t n, const StripBlock& b);
 
     uint64_t rows_;
+    uint64_t lo_ = 0, hi_ = 0;
+    strip::RankLink* link_ = nullptr;
+    uint64_t boundary_words_ = 0;  // of one packed set
     uint64_t next_ = 0;
     StripColumnFn sweep_;
     const char* kernel_name_;
     std::unique_ptr<StripWindows> windows_;
     std::vector<Segment> layout_;
-    std::vector<uint32_t> all_segments_;
+    std::vector<uint32_t> own_segments_;  // those of rows lo..hi-1 (owner_row)
     uint64_t state_bits_ = 0;
     uint64_t state_words_ = 0;
     std::vector<std::unique_ptr<Band>> bands_;

@@ -1,0 +1,25 @@
+// The program behind `grundy` (main.cpp) and each rank of `grundy-mpi` (src/mpi/main.cpp).
+#pragma once
+
+namespace grundy::strip {
+class RankLink;
+}
+
+namespace grundy::app {
+
+struct Program {
+    const char* name = "grundy";
+    // Whether errors are printed (grundy-mpi: rank 0 only; the ranks agree on them).
+    bool print_errors = true;
+    // The only command accepted (grundy-mpi: "periods"); null: every command.
+    const char* only_command = nullptr;
+    strip::RankLink* link = nullptr;  // grundy-mpi's ranks
+};
+
+// Dispatches argv to a command; returns the exit status.
+int run_program(int argc, char** argv, const Program& program);
+
+// The ranks of grundy-mpi, for the commands that use them; null in grundy.
+strip::RankLink* rank_link();
+
+}  // namespace grundy::app

@@ -1,0 +1,32 @@
+// The sets a band of rows hands the rows above it, as plain bits relative to the column: what
+// SettledBoundary keeps over one period for settled rows, and what one MPI rank sends the next
+// for every column (rank_link.hpp).
+//
+// For a strip of Y rows, column x's set over rows below some row R is held as bit i = value
+// x - 2Y + i, and the diagonal d's set over its cells below row R as bit i = value d - Y + i,
+// i < 3Y either way (a cell (x, y) has x - 2y <= g <= x + y). Values below 0 do not exist: their
+// bits are 0.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/bit_window.hpp"
+
+namespace grundy::strip {
+
+// Words of one packed set: 3Y bits.
+inline uint64_t boundary_words(uint64_t strip_rows) { return (3 * strip_rows + 63) / 64; }
+
+// Bits first .. first + 63 of `w` (1 for values below its low-water mark, which count as
+// present; 0 for values below 0).
+uint64_t window_chunk(const engine::BitWindow& w, int64_t first);
+
+// Copies words bits of `w` from value `first` on into out[0..words).
+void pack_window(const engine::BitWindow& w, int64_t first, uint64_t words, uint64_t* out);
+
+// ORs the set bits of packed[lo..hi] (bit i of the packing is the value first + i) into `w`,
+// whose words up to first + 64 (hi + 2) are reserved, keeping its summary of full words.
+void or_packed(engine::BitWindow& w, const uint64_t* packed, uint64_t lo, uint64_t hi,
+               int64_t first);
+
+}  // namespace grundy::strip
