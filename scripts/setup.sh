@@ -8,6 +8,7 @@ GRUNDY_PACKAGES=(
   libblosc-dev hdf5-filter-plugin-blosc-serial
   python3 python3-h5py python3-numpy python3-matplotlib python3-pytest python3-dev pybind11-dev
   python3-xarray python3-h5netcdf netcdf-bin
+  openmpi-bin libopenmpi-dev
 )
 
 # Installs the Debian packages that are missing (and only those), without questions.

@@ -275,7 +275,7 @@ int run(const po::variables_map& v) {
             r.second_pass ? "second pass needed" : "preperiods from the first pass");
         if (o.link)
             std::fprintf(stderr,
-                         "%d MPI ranks of %d thread%s each: %.1f MB sent between them, at most "
+                         "%d MPI ranks of %d thread%s each: %.3g MB sent between them, at most "
                          "%.1f s waiting (for a neighbour's columns or the others' blocks)\n",
                          r.ranks, r.threads, r.threads == 1 ? "" : "s",
                          static_cast<double>(r.bytes_sent) / 1e6, r.wait_seconds);

@@ -422,7 +422,7 @@ class Certification {
 
     // Hands the strip the rows whose sub-strip repeated in the last block (note_settled).
     void settle_rows(uint64_t end) {
-        if (settled_.rows <= strip_.settled_rows()) return;
+        if (settled_.rows <= p_.settled_rows) return;
         strip_.settle(settled_);
         p_.settled_rows = settled_.rows;
         p_.settled_period = settled_.period;

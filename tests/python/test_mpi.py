@@ -1,0 +1,205 @@
+"""grundy-mpi: `grundy periods` across MPI ranks (issue 16), run with mpirun --oversubscribe on
+however few cores the machine has. Every rank count and thread count must give the single
+process's CSV byte for byte and its certificate; a job stopped by SIGTERM (as Slurm sends it to
+every task) or killed outright resumes to the same result; a checkpoint of another number of
+ranks is refused; a rank that dies ends the job.
+
+The program is $GRUNDY_MPI_EXE, else build/grundy-mpi; without it (or without mpirun) the tests
+are skipped, unless $GRUNDY_REQUIRE_MPI is set (scripts/test sets it), when they fail.
+"""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+MPI_EXE = os.environ.get("GRUNDY_MPI_EXE") or str(REPO / "build" / "grundy-mpi")
+# OpenMPI refuses to run as root (CI's containers) without these.
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def need_mpi():
+    missing = []
+    if not os.access(MPI_EXE, os.X_OK):
+        missing.append(MPI_EXE)
+    if shutil.which("mpirun") is None:
+        missing.append("mpirun")
+    if missing:
+        if os.environ.get("GRUNDY_REQUIRE_MPI"):
+            pytest.fail(f"grundy-mpi tests need {', '.join(missing)}")
+        pytest.skip(f"no {', '.join(missing)}")
+
+
+def mpirun(ranks, *args, threads=1):
+    return ["mpirun", "--oversubscribe", "-np", str(ranks), "-x", f"OMP_NUM_THREADS={threads}",
+            MPI_EXE, "periods", "--threads", str(threads), *map(str, args)]
+
+
+def certificate(stderr):
+    m = re.search(r"state after column (\d+) repeats after P = (\d+) columns", stderr)
+    assert m, stderr
+    return int(m.group(1)), int(m.group(2))
+
+
+@pytest.fixture(scope="module")
+def single(grundy_exe, tmp_path_factory):
+    """The single process's CSV bytes and certificate for a strip of `rows` rows."""
+    cache = {}
+    folder = tmp_path_factory.mktemp("single")
+
+    def get(rows):
+        if rows not in cache:
+            csv = folder / f"{rows}.csv"
+            r = subprocess.run([grundy_exe, "periods", "--rows", str(rows), "--threads", "2",
+                                "--csv", str(csv)], capture_output=True, text=True, timeout=300)
+            assert r.returncode == 0, r.stderr
+            cache[rows] = (csv.read_bytes(), certificate(r.stderr))
+        return cache[rows]
+    return get
+
+
+@pytest.mark.parametrize("rows,ranks,threads", [
+    (17, 1, 1), (17, 2, 1), (17, 3, 1), (17, 4, 2),
+    (100, 2, 2), (100, 3, 1), (100, 4, 1),
+    (200, 2, 1), (200, 4, 2),
+])
+def test_ranks_give_the_single_process_result(single, tmp_path, rows, ranks, threads):
+    csv = tmp_path / "m.csv"
+    r = subprocess.run(mpirun(ranks, "--rows", rows, "--csv", csv, threads=threads), env=ENV,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    expected_csv, expected_certificate = single(rows)
+    assert csv.read_bytes() == expected_csv
+    assert certificate(r.stderr) == expected_certificate
+    m = re.search(rf"{ranks} MPI ranks of \d+ threads? each: ([0-9.e+-]+) MB sent", r.stderr)
+    assert m, r.stderr
+    assert (float(m.group(1)) > 0) == (ranks > 1)
+
+
+def test_hdf5_output_is_the_single_process_one(grundy_exe, tmp_path):
+    h5py = pytest.importorskip("h5py")
+    one, many = tmp_path / "one.h5", tmp_path / "many.h5"
+    subprocess.run([grundy_exe, "periods", "--rows", "40", "-o", str(one), "-q"], check=True,
+                   timeout=300)
+    r = subprocess.run(mpirun(3, "--rows", 40, "-o", many, "-q"), env=ENV, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    with h5py.File(one, "r") as a, h5py.File(many, "r") as b:
+        ga, gb = a["analysis/row_periods"], b["analysis/row_periods"]
+        assert sorted(ga.keys()) == sorted(gb.keys())
+        for k in ga.keys():
+            assert (ga[k][()] == gb[k][()]).all(), k
+        for k in ("x0", "P"):
+            assert ga.attrs[k] == gb.attrs[k]
+
+
+def wait_for(predicate, seconds, what):
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def rank_pids(job):
+    """The ranks of the mpirun `job` (its children running grundy-mpi)."""
+    out = subprocess.run(["pgrep", "-P", str(job.pid)], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def start_slow_job(tmp_path, ranks, rows=60):
+    ck = tmp_path / "ck"
+    job = subprocess.Popen(mpirun(ranks, "--rows", rows, "--csv", tmp_path / "m.csv",
+                                  "--checkpoint", ck, "--checkpoint-every", "0.2",
+                                  "--test-delay-us", "50"),
+                           env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           start_new_session=True)
+    # Progress made and saved: a manifest naming a column, with every rank's part beside it.
+    wait_for(lambda: ck.exists() and "column" in ck.read_text(), 60, "a checkpoint")
+    return job, ck
+
+
+def manifest_column(ck):
+    return int(re.search(r"column (\d+)", ck.read_text()).group(1))
+
+
+def resume(tmp_path, ranks, rows=60):
+    return subprocess.run(mpirun(ranks, "--rows", rows, "--csv", tmp_path / "m.csv",
+                                 "--checkpoint", tmp_path / "ck", "--resume"),
+                          env=ENV, capture_output=True, text=True, timeout=300)
+
+
+def test_sigterm_to_every_rank_checkpoints_and_resumes(single, tmp_path):
+    job, ck = start_slow_job(tmp_path, 3)
+    wait_for(lambda: len(rank_pids(job)) == 3, 30, "three ranks")
+    for pid in rank_pids(job):
+        os.kill(pid, signal.SIGTERM)
+    _, err = job.communicate(timeout=60)
+    assert job.returncode == 75, err
+    assert "checkpoint saved" in err
+    column = manifest_column(ck)
+    parts = sorted(p.name for p in tmp_path.glob("ck.rank*"))
+    assert parts == [f"ck.rank{r}.{column}" for r in range(3)], parts
+    r = resume(tmp_path, 3)
+    assert r.returncode == 0, r.stderr
+    assert "(this part, resumed)" in r.stderr
+    assert (tmp_path / "m.csv").read_bytes() == single(60)[0]
+
+
+def test_sigkill_of_the_whole_job_resumes(single, tmp_path):
+    job, ck = start_slow_job(tmp_path, 2)
+    first = manifest_column(ck)
+    wait_for(lambda: manifest_column(ck) > first, 60, "a second checkpoint")
+    os.killpg(job.pid, signal.SIGKILL)  # mpirun and every rank at once
+    job.communicate(timeout=60)
+    for pid in rank_pids(job):
+        os.kill(pid, signal.SIGKILL)
+    r = resume(tmp_path, 2)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "m.csv").read_bytes() == single(60)[0]
+
+
+def test_resume_with_other_ranks_is_refused(tmp_path):
+    job, ck = start_slow_job(tmp_path, 3)
+    os.killpg(job.pid, signal.SIGKILL)
+    job.communicate(timeout=60)
+    r = resume(tmp_path, 2)
+    assert r.returncode == 2, r.stderr
+    assert f"checkpoint {ck} was written by 3 ranks, not 2: resume it with mpirun -np 3" in r.stderr
+    assert r.stderr.count("error:") == 1, r.stderr  # rank 0 speaks for all
+
+
+def test_single_process_refuses_the_manifest(grundy_exe, tmp_path):
+    job, ck = start_slow_job(tmp_path, 2)
+    os.killpg(job.pid, signal.SIGKILL)
+    job.communicate(timeout=60)
+    r = subprocess.run([grundy_exe, "periods", "--rows", "60", "--checkpoint", str(ck),
+                        "--resume"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert "manifest of a run of 2 MPI ranks" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_a_rank_that_dies_ends_the_job(tmp_path):
+    job, _ = start_slow_job(tmp_path, 3)
+    wait_for(lambda: len(rank_pids(job)) == 3, 30, "three ranks")
+    killed = time.monotonic()
+    os.kill(rank_pids(job)[1], signal.SIGKILL)
+    job.communicate(timeout=60)
+    assert job.returncode != 0
+    assert time.monotonic() - killed < 30
+
+
+def test_only_periods_runs_across_ranks():
+    r = subprocess.run(["mpirun", "-np", "1", MPI_EXE, "compute", "--rows", "4", "--cols", "4"],
+                       env=ENV, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert "unknown command 'compute'" in r.stderr
