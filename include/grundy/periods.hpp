@@ -88,7 +88,8 @@ struct PeriodsResult {
     uint64_t bands = 1;  // bands of rows they swept as tiles
     int ranks = 1;            // processes (MPI ranks) that swept it
     uint64_t bytes_sent = 0;  // between the ranks, all together
-    double wait_seconds = 0;  // the most any rank spent waiting for messages and the others
+    // on rank 0: each rank's time spent waiting for messages and for the others
+    std::vector<double> rank_wait_seconds;
     double seconds = 0.0;
 };
 

@@ -273,12 +273,17 @@ int run(const po::variables_map& v) {
             r.resumed ? " (this part, resumed)" : "", r.threads, r.threads == 1 ? "" : "s",
             static_cast<unsigned long long>(r.bands), r.kernel.c_str(),
             r.second_pass ? "second pass needed" : "preperiods from the first pass");
-        if (o.link)
+        if (o.link) {
+            std::string waits;
+            for (const double w : r.rank_wait_seconds)
+                waits += (waits.empty() ? "" : ", ") + std::to_string(w).substr(0, 5);
             std::fprintf(stderr,
-                         "%d MPI ranks of %d thread%s each: %.3g MB sent between them, at most "
-                         "%.1f s waiting (for a neighbour's columns or the others' blocks)\n",
+                         "%d MPI ranks of %d thread%s each: %.3g MB sent between them; seconds "
+                         "each rank waited for its neighbour's columns or the others' blocks: "
+                         "%s\n",
                          r.ranks, r.threads, r.threads == 1 ? "" : "s",
-                         static_cast<double>(r.bytes_sent) / 1e6, r.wait_seconds);
+                         static_cast<double>(r.bytes_sent) / 1e6, waits.c_str());
+        }
     }
     return 0;
 }

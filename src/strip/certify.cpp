@@ -314,10 +314,9 @@ class Certification {
         if (part_.link) {
             result_.ranks = part_.link->ranks();
             result_.bytes_sent = part_.link->sum_of(part_.link->bytes_sent());
-            result_.wait_seconds =
-                static_cast<double>(part_.link->max_of(
-                    static_cast<uint64_t>(part_.link->wait_seconds() * 1e6))) /
-                1e6;
+            const auto us = static_cast<uint64_t>(part_.link->wait_seconds() * 1e6);
+            for (const uint64_t w : part_.link->gather({us}))
+                result_.rank_wait_seconds.push_back(static_cast<double>(w) / 1e6);
         }
         return std::move(result_);
     }
