@@ -133,3 +133,43 @@ def test_compute_resubmits_once_stopped_again(tmp_path):
                        text=True, timeout=60)
     assert r.returncode == 2
     assert len((tmp_path / "sbatch.args").read_text().splitlines()) == 1
+
+
+FAKE_SRUN = """#!/bin/bash
+# srun PROGRAM ARGS: records its arguments and the threads; the "ranks" stop as Slurm's SIGTERM
+# makes them (checkpoint written, status 75) unless they resume, then they finish.
+echo "$*" >> "$LOG/srun.args"
+echo "OMP_NUM_THREADS=$OMP_NUM_THREADS" >> "$LOG/srun.env"
+for a in "$@"; do [[ $a == --resume ]] && exit 0; done
+touch "$CKPT"
+exit 75
+"""
+
+
+def test_mpi_job_resubmits_and_resumes(tmp_path):
+    """periods-mpi.sbatch: srun starts grundy-mpi periods on every task with the threads of
+    SLURM_CPUS_PER_TASK; status 75 resubmits the same arguments, and the next job resumes."""
+    env = fake_cluster(tmp_path)
+    (tmp_path / "bin" / "srun").write_text(FAKE_SRUN)
+    (tmp_path / "bin" / "srun").chmod(0o755)
+    mpi = tmp_path / "bin" / "grundy-mpi"
+    mpi.write_text("#!/bin/bash\nexit 9\n")  # srun is faked: never run
+    mpi.chmod(0o755)
+    env = dict(env, GRUNDY_MPI_EXE=str(mpi), CKPT=str(tmp_path / "results" / "periods-mpi-8.ckpt"))
+    script = str(REPO / "jobs" / "slurm" / "periods-mpi.sbatch")
+    r = subprocess.run(["bash", script, "--rows", "8"], env=env, cwd=tmp_path,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    assert "exited with status 75" in r.stdout
+    assert (tmp_path / "srun.args").read_text().splitlines() == [
+        f"--cpu-bind=cores {mpi} periods --rows 8 --csv results/row-periods-8.csv "
+        "--checkpoint results/periods-mpi-8.ckpt --threads 7"]
+    assert (tmp_path / "srun.env").read_text().split() == ["OMP_NUM_THREADS=7"]
+    assert (tmp_path / "sbatch.args").read_text().splitlines() == [
+        "--export=ALL jobs/slurm/periods-mpi.sbatch --rows 8 RESUBMITS=1"]
+
+    r = subprocess.run(["bash", script, "--rows", "8"], env=dict(env, GRUNDY_RESUBMITS="1"),
+                       cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "srun.args").read_text().splitlines()[1].endswith("--threads 7 --resume")
+    assert len((tmp_path / "sbatch.args").read_text().splitlines()) == 1
