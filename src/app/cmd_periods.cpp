@@ -215,9 +215,10 @@ int run(const po::variables_map& v) {
     Printer printer(writer && progress_wanted(v["progress"].as<bool>(), quiet), progress);
     const PeriodsResult r = certify_row_periods(o);
     printer.stop();
-    if (!writer) return r.status == PeriodsResult::Status::Certified    ? 0
-                        : r.status == PeriodsResult::Status::NotCertified ? kExitNotCertified
-                                                                          : kExitCheckpointed;
+    if (!writer)
+        return r.status == PeriodsResult::Status::Certified      ? 0
+               : r.status == PeriodsResult::Status::NotCertified ? kExitNotCertified
+                                                                 : kExitCheckpointed;
 
     if (r.status == PeriodsResult::Status::Interrupted) {
         if (!r.checkpoint_error.empty()) {

@@ -23,8 +23,8 @@ const Program* program = nullptr;
 void print_usage(std::ostream& out) {
     if (program->only_command) {
         out << "Usage: mpirun -np R " << program->name << " " << program->only_command
-            << " [OPTIONS]   (" << program->name << " " << program->only_command
-            << " --help)\n\n" << program->name << " runs `grundy " << program->only_command
+            << " [OPTIONS]   (" << program->name << " " << program->only_command << " --help)\n\n"
+            << program->name << " runs `grundy " << program->only_command
             << "` across the ranks of an MPI job; use grundy for the other commands.\n";
         return;
     }
@@ -41,7 +41,9 @@ void print_usage(std::ostream& out) {
 
 }  // namespace
 
-strip::RankLink* rank_link() { return program ? program->link : nullptr; }
+strip::RankLink* rank_link() {
+    return program ? program->link : nullptr;
+}
 
 int run_program(int argc, char** argv, const Program& p) {
     program = &p;

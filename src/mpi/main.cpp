@@ -12,8 +12,9 @@ int main(int argc, char** argv) {
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
     if (provided < MPI_THREAD_SERIALIZED) {
-        std::fprintf(stderr, "grundy-mpi: error: this MPI library cannot be called from "
-                             "several threads (MPI_THREAD_SERIALIZED)\n");
+        std::fprintf(stderr,
+                     "grundy-mpi: error: this MPI library cannot be called from "
+                     "several threads (MPI_THREAD_SERIALIZED)\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     int status = 0;

@@ -92,8 +92,12 @@ uint64_t MpiLink::reduce(uint64_t v, MPI_Op op) {
     return r;
 }
 
-uint64_t MpiLink::max_of(uint64_t v) { return reduce(v, MPI_MAX); }
-uint64_t MpiLink::sum_of(uint64_t v) { return reduce(v, MPI_SUM); }
+uint64_t MpiLink::max_of(uint64_t v) {
+    return reduce(v, MPI_MAX);
+}
+uint64_t MpiLink::sum_of(uint64_t v) {
+    return reduce(v, MPI_SUM);
+}
 
 std::string MpiLink::first_error(const std::string& error) {
     const uint64_t first = reduce(error.empty() ? static_cast<uint64_t>(ranks_) : rank_, MPI_MIN);

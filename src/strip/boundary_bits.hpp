@@ -15,7 +15,9 @@
 namespace grundy::strip {
 
 // Words of one packed set: 3Y bits.
-inline uint64_t boundary_words(uint64_t strip_rows) { return (3 * strip_rows + 63) / 64; }
+inline uint64_t boundary_words(uint64_t strip_rows) {
+    return (3 * strip_rows + 63) / 64;
+}
 
 // Bits first .. first + 63 of `w` (1 for values below its low-water mark, which count as
 // present; 0 for values below 0).

@@ -138,8 +138,8 @@ class Runner {
         error = link_->first_error(error);
         if (error.empty() && link_->rank() == 0) {
             try {
-                write_manifest(o_.checkpoint, {o_.rows, static_cast<uint64_t>(link_->ranks()),
-                                               column});
+                write_manifest(o_.checkpoint,
+                               {o_.rows, static_cast<uint64_t>(link_->ranks()), column});
             } catch (const Error& e) {
                 error = e.what();
             }
@@ -576,9 +576,8 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o) {
     try {
         return c.run();
     } catch (const std::exception& e) {
-        o.link->abort("grundy periods: rank " + std::to_string(o.link->rank()) +
-                          ": error: " + e.what(),
-                      2);
+        o.link->abort(
+            "grundy periods: rank " + std::to_string(o.link->rank()) + ": error: " + e.what(), 2);
         throw;  // not reached: abort ends the process
     }
 }

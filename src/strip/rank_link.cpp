@@ -21,8 +21,8 @@ std::vector<uint64_t> cut_rank_rows(uint64_t rows, int ranks) {
     const uint64_t R = ranks > 0 ? static_cast<uint64_t>(ranks) : 1;
     if (rows < kMinRankRows * R)
         throw ArgumentError("{rows} " + std::to_string(rows) + " are too few for " +
-                            std::to_string(R) + " ranks (at least " +
-                            std::to_string(kMinRankRows) + " rows each)");
+                            std::to_string(R) + " ranks (at least " + std::to_string(kMinRankRows) +
+                            " rows each)");
     if (R == 1) return {0, rows};
     auto cost = [](uint64_t y) {
         return static_cast<double>(engine::kStripCostBase + engine::kStripCostPerRow * y);
@@ -47,8 +47,7 @@ std::vector<uint64_t> cut_rank_rows(uint64_t rows, int ranks) {
     const double share = suffix[best] / static_cast<double>(R - 1);
     for (uint64_t k = 2; k < R; ++k) {
         uint64_t y = starts.back() + kMinRankRows;
-        while (y + kMinRankRows * (R - k) < rows && suffix[best] - suffix[y] < share * (k - 1))
-            ++y;
+        while (y + kMinRankRows * (R - k) < rows && suffix[best] - suffix[y] < share * (k - 1)) ++y;
         starts.push_back(y);
     }
     starts.push_back(rows);

@@ -6,8 +6,8 @@
 #include <numeric>
 
 #include "engine/config.hpp"
-#include "strip/boundary_bits.hpp"
 #include "grundy/error.hpp"
+#include "strip/boundary_bits.hpp"
 
 namespace grundy::strip {
 

@@ -188,7 +188,8 @@ void Strip::receive_boundary(Band& band, uint64_t x, uint64_t i, uint64_t column
     BitWindow& col = s.column(x);
     StripWindows::reset(col, s.column_floor(x));
     col.reserve_through((x + rows_) / 64 + kScanPadWords + 2);
-    strip::or_packed(col, words, 0, W - 1, static_cast<int64_t>(x) - 2 * static_cast<int64_t>(rows_));
+    strip::or_packed(col, words, 0, W - 1,
+                     static_cast<int64_t>(x) - 2 * static_cast<int64_t>(rows_));
     const int64_t d = static_cast<int64_t>(x) - static_cast<int64_t>(lo_);
     BitWindow& dia = s.diag(x, lo_);
     StripWindows::reset(dia, s.diagonal_floor(x, lo_));

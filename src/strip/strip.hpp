@@ -107,8 +107,7 @@ class Strip {
     // rows for them (config.hpp: kMinStripBandRows); 0: one. lag: how many columns the lowest
     // band may run ahead of the highest (0: kStripLag; tests use tiny ones, which also make the
     // tiles one lag wide).
-    Strip(uint64_t rows, MexKernel kernel, int threads = 1, uint64_t lag = 0,
-          StripPart part = {});
+    Strip(uint64_t rows, MexKernel kernel, int threads = 1, uint64_t lag = 0, StripPart part = {});
     ~Strip();
 
     uint64_t rows() const { return rows_; }

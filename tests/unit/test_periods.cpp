@@ -392,8 +392,7 @@ TEST(PeriodsThreads, CheckpointKeepsTheSettledRows) {
     watch.join();
     ASSERT_EQ(stopped.status, PeriodsResult::Status::Interrupted);
     const strip::SearchState saved = strip::load_checkpoint(
-        ck.string(), o.rows, engine::Strip(o.rows, MexKernel::Auto).state_words(), 0,
-        o.rows);
+        ck.string(), o.rows, engine::Strip(o.rows, MexKernel::Auto).state_words(), 0, o.rows);
     EXPECT_GE(saved.settled_rows, 12u);
     EXPECT_GT(saved.settled_period, 0u);
     ASSERT_FALSE(saved.settled_since.empty());

@@ -31,7 +31,8 @@ TEST(RankRows, RankZeroTakesMoreRowsBecauseTheySettle) {
     EXPECT_GT(s[1], 512 - s[1]);
     auto work = [](uint64_t y0, uint64_t y1) {
         uint64_t w = 0;
-        for (uint64_t y = y0; y < y1; ++y) w += engine::kStripCostBase + engine::kStripCostPerRow * y;
+        for (uint64_t y = y0; y < y1; ++y)
+            w += engine::kStripCostBase + engine::kStripCostPerRow * y;
         return w;
     };
     const uint64_t a = work(s[1], s[2]), b = work(s[2], s[3]), c = work(s[3], s[4]);
