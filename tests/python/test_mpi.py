@@ -110,9 +110,16 @@ def wait_for(predicate, seconds, what):
 
 
 def rank_pids(job):
-    """The ranks of the mpirun `job` (its children running grundy-mpi)."""
-    out = subprocess.run(["pgrep", "-P", str(job.pid)], capture_output=True, text=True).stdout
-    return [int(p) for p in out.split()]
+    """The ranks of the mpirun `job`: its children (from /proc, which needs no procps)."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        if int(fields[1]) == job.pid:
+            pids.append(int(stat.parent.name))
+    return sorted(pids)
 
 
 def start_slow_job(tmp_path, ranks, rows=60):
