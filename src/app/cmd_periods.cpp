@@ -80,6 +80,18 @@ double parse_seconds(const std::string& text) {
     return v;
 }
 
+// The exit status of a finished run (in grundy-mpi, every rank's: they share the result's status).
+int exit_status(const PeriodsResult& r) {
+    switch (r.status) {
+        case PeriodsResult::Status::Certified:
+            return 0;
+        case PeriodsResult::Status::NotCertified:
+            return kExitNotCertified;
+        default:  // stopped: resumable if a checkpoint holds the progress or the disk filled
+            return r.checkpoint_saved || !r.checkpoint_error.empty() ? kExitCheckpointed : 2;
+    }
+}
+
 std::string human_seconds(double s) {
     char text[32];
     if (s < 120)
@@ -215,10 +227,7 @@ int run(const po::variables_map& v) {
     Printer printer(writer && progress_wanted(v["progress"].as<bool>(), quiet), progress);
     const PeriodsResult r = certify_row_periods(o);
     printer.stop();
-    if (!writer)
-        return r.status == PeriodsResult::Status::Certified      ? 0
-               : r.status == PeriodsResult::Status::NotCertified ? kExitNotCertified
-                                                                 : kExitCheckpointed;
+    if (!writer) return exit_status(r);  // rank 0 says why
 
     if (r.status == PeriodsResult::Status::Interrupted) {
         if (!r.checkpoint_error.empty()) {

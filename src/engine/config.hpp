@@ -46,6 +46,9 @@ inline constexpr uint64_t kStripMessagesInFlight = 8;
 // on the project's machine).
 inline constexpr uint64_t kStripCostBase = 640;
 inline constexpr uint64_t kStripCostPerRow = 1;
+inline constexpr uint64_t strip_row_cost(uint64_t y) {
+    return kStripCostBase + kStripCostPerRow * y;
+}
 // How many cells ahead a strip's column sweep prefetches the words of the row and diagonal
 // windows (strip_sweep_template.hpp).
 inline constexpr uint64_t kStripPrefetchCells = 4;

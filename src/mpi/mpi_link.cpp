@@ -14,6 +14,12 @@ namespace grundy::mpi {
 namespace {
 constexpr int kBoundaryTag = 1;
 
+uint64_t microseconds_since(std::chrono::steady_clock::time_point start) {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                     std::chrono::steady_clock::now() - start)
+                                     .count());
+}
+
 int checked_count(uint64_t n) {
     if (n > static_cast<uint64_t>(INT_MAX)) throw Error("internal: an MPI message over 2^31 words");
     return static_cast<int>(n);
@@ -47,9 +53,7 @@ void MpiLink::wait(MPI_Request& request) {
         else
             std::this_thread::sleep_for(std::chrono::microseconds(tries < 1000 ? 20 : 1000));
     }
-    wait_us_ += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                          std::chrono::steady_clock::now() - start)
-                                          .count());
+    wait_us_ += microseconds_since(start);
 }
 
 void MpiLink::send_up(const uint64_t* words, uint64_t count) {
@@ -86,9 +90,7 @@ uint64_t MpiLink::reduce(uint64_t v, MPI_Op op) {
         MPI_Allreduce(&v, &r, 1, MPI_UINT64_T, op, comm_);
     }
     // Where a rank that finished its block early waits for the slowest.
-    wait_us_ += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                          std::chrono::steady_clock::now() - start)
-                                          .count());
+    wait_us_ += microseconds_since(start);
     return r;
 }
 

@@ -18,6 +18,13 @@ namespace grundy::strip {
 inline uint64_t boundary_words(uint64_t strip_rows) {
     return (3 * strip_rows + 63) / 64;
 }
+// The value of bit 0 of column x's packed set, and of diagonal d's.
+inline int64_t column_bits_first(int64_t x, uint64_t strip_rows) {
+    return x - 2 * static_cast<int64_t>(strip_rows);
+}
+inline int64_t diagonal_bits_first(int64_t d, uint64_t strip_rows) {
+    return d - static_cast<int64_t>(strip_rows);
+}
 
 // Bits first .. first + 63 of `w` (1 for values below its low-water mark, which count as
 // present; 0 for values below 0).

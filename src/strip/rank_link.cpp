@@ -24,9 +24,7 @@ std::vector<uint64_t> cut_rank_rows(uint64_t rows, int ranks) {
                             std::to_string(R) + " ranks (at least " + std::to_string(kMinRankRows) +
                             " rows each)");
     if (R == 1) return {0, rows};
-    auto cost = [](uint64_t y) {
-        return static_cast<double>(engine::kStripCostBase + engine::kStripCostPerRow * y);
-    };
+    auto cost = [](uint64_t y) { return static_cast<double>(engine::strip_row_cost(y)); };
     // prefix[a]: rank 0's work with rows 0..a-1 (each row until it settles); suffix[a]: the
     // work of rows a..Y-1, swept to the end.
     std::vector<double> prefix(rows + 1, 0.0), suffix(rows + 1, 0.0);

@@ -21,7 +21,7 @@ constexpr uint64_t kRowsPerGather = 32;
 }  // namespace
 
 SettledBoundary::SettledBoundary(uint64_t strip_rows)
-    : Y_(strip_rows), words_((3 * strip_rows + 63) / 64) {}
+    : Y_(strip_rows), words_(boundary_words(strip_rows)) {}
 
 void SettledBoundary::grow_period(uint64_t period) {
     if (period_ == 0) {
@@ -95,7 +95,7 @@ void SettledBoundary::fill_column(BitWindow& col, uint64_t x, uint64_t floor) co
     // Row y's values lie in [x - 2y, x + y]: relative bits 2Y - 2y .. 2Y + y.
     const uint64_t lo = (2 * Y_ - 2 * (rows_ - 1)) / 64, hi = (2 * Y_ + rows_ - 1) / 64;
     or_packed(col, column_.data() + (x % period_) * words_, lo, hi,
-              static_cast<int64_t>(x - 2 * Y_));
+              column_bits_first(static_cast<int64_t>(x), Y_));
 }
 
 void SettledBoundary::fill_diagonal(BitWindow& dia, uint64_t d, uint64_t floor) const {
@@ -104,7 +104,8 @@ void SettledBoundary::fill_diagonal(BitWindow& dia, uint64_t d, uint64_t floor) 
     if (rows_ == 0) return;
     // The cell (d + j, j) has a value in [d - j, d + 2j]: relative bits Y - j .. Y + 2j.
     const uint64_t lo = (Y_ - (rows_ - 1)) / 64, hi = (Y_ + 2 * (rows_ - 1)) / 64;
-    or_packed(dia, diagonal_.data() + (d % period_) * words_, lo, hi, static_cast<int64_t>(d - Y_));
+    or_packed(dia, diagonal_.data() + (d % period_) * words_, lo, hi,
+              diagonal_bits_first(static_cast<int64_t>(d), Y_));
 }
 
 }  // namespace grundy::strip

@@ -75,13 +75,12 @@ Strip::Strip(uint64_t rows, MexKernel kernel, int threads, uint64_t lag, StripPa
 // which reports them and starts the columns and diagonals from the settled boundary.
 void Strip::cut_bands(uint64_t count) {
     const uint64_t S = std::max(lo_, std::min(settled_.rows, hi_ - 1));
-    auto cost = [](uint64_t y) { return kStripCostBase + kStripCostPerRow * y; };
     uint64_t total = 0;
-    for (uint64_t y = S; y < hi_; ++y) total += cost(y);
+    for (uint64_t y = S; y < hi_; ++y) total += strip_row_cost(y);
     std::vector<uint64_t> starts = {S};
     uint64_t run = 0;
     for (uint64_t y = S; y < hi_ && starts.size() < count; ++y) {
-        run += cost(y);
+        run += strip_row_cost(y);
         // At least kMinStripBandRows rows in every band (there are at most rows / that many).
         const uint64_t k = starts.size();
         if (run * count >= k * total && y + 1 - starts.back() >= kMinStripBandRows &&
@@ -189,13 +188,13 @@ void Strip::receive_boundary(Band& band, uint64_t x, uint64_t i, uint64_t column
     StripWindows::reset(col, s.column_floor(x));
     col.reserve_through((x + rows_) / 64 + kScanPadWords + 2);
     strip::or_packed(col, words, 0, W - 1,
-                     static_cast<int64_t>(x) - 2 * static_cast<int64_t>(rows_));
+                     strip::column_bits_first(static_cast<int64_t>(x), rows_));
     const int64_t d = static_cast<int64_t>(x) - static_cast<int64_t>(lo_);
     BitWindow& dia = s.diag(x, lo_);
     StripWindows::reset(dia, s.diagonal_floor(x, lo_));
     const int64_t top = d + 2 * static_cast<int64_t>(rows_);  // above every value of its cells
     dia.reserve_through(static_cast<uint64_t>(std::max<int64_t>(top, 0)) / 64 + kScanPadWords + 2);
-    strip::or_packed(dia, words + W, 0, W - 1, d - static_cast<int64_t>(rows_));
+    strip::or_packed(dia, words + W, 0, W - 1, strip::diagonal_bits_first(d, rows_));
 }
 
 // After rows lo..hi-1 of column x: column x's set (every row below hi now) and the diagonal
@@ -205,10 +204,10 @@ void Strip::send_boundary(Band& band, uint64_t x, uint64_t i, uint64_t columns) 
     const uint64_t W = boundary_words_, j = i % kStripMessageColumns;
     StripWindows& s = *windows_;
     uint64_t* words = band.message.data() + j * 2 * W;
-    strip::pack_window(s.column(x), static_cast<int64_t>(x) - 2 * static_cast<int64_t>(rows_), W,
+    strip::pack_window(s.column(x), strip::column_bits_first(static_cast<int64_t>(x), rows_), W,
                        words);
     const int64_t d = static_cast<int64_t>(x) - static_cast<int64_t>(hi_);
-    strip::pack_window(s.diag(x, hi_), d - static_cast<int64_t>(rows_), W, words + W);
+    strip::pack_window(s.diag(x, hi_), strip::diagonal_bits_first(d, rows_), W, words + W);
     if (j + 1 == kStripMessageColumns || i + 1 == columns)
         link_->send_up(band.message.data(), (j + 1) * 2 * W);
 }

@@ -119,6 +119,14 @@ class CliResume : public ::testing::Test {
                          const std::string& uninterrupted, int sig) {
         return stop_when(args, file, fs::file_size(uninterrupted) / 2, sig, dir.file("log"));
     }
+    // The finished table of `run` into `uninterrupted`, then the same run into `file` stopped
+    // halfway by `sig` (status -1 if the finished run failed).
+    Stopped finished_then_stopped(const RunSpec& run, const std::string& uninterrupted,
+                                  const std::string& file, int sig) {
+        const auto r = run_grundy(command(run, uninterrupted) + " -q");
+        if (r.status != 0) return {-1, r.output};
+        return stop_halfway(command(run, file), file, uninterrupted, sig);
+    }
 };
 
 // SIGTERM at several moments (by how much of the file is written), each resumed; one of them
@@ -190,8 +198,7 @@ TEST_F(CliResume, OtherCompressions) {
     for (const std::string c : {"none", "blosc"}) {
         const RunSpec run{2000, 2500, "--tile 64 --threads 2 --compression " + c};
         const std::string ref = dir.file(c + "-ref.h5"), f = dir.file(c + ".h5");
-        ASSERT_EQ(run_grundy(command(run, ref) + " -q").status, 0);
-        const Stopped s = stop_halfway(command(run, f), f, ref, SIGINT);
+        const Stopped s = finished_then_stopped(run, ref, f, SIGINT);
         ASSERT_EQ(s.status, 75) << s.log;
         EXPECT_NE(s.log.find("interrupted by signal 2"), std::string::npos) << s.log;
         // --compression may be left out: the file's is used.
@@ -225,8 +232,7 @@ TEST_F(CliResume, JobFileResume) {
 TEST_F(CliResume, Refusals) {
     const RunSpec run{1500, 1500, "--tile 64 --threads 2"};
     const std::string stopped = dir.file("stopped.h5"), complete = dir.file("complete.h5");
-    ASSERT_EQ(run_grundy(command(run, complete) + " -q").status, 0);
-    const Stopped s = stop_halfway(command(run, stopped), stopped, complete, SIGTERM);
+    const Stopped s = finished_then_stopped(run, complete, stopped, SIGTERM);
     ASSERT_EQ(s.status, 75) << s.log;
     std::ofstream(dir.file("text.h5")) << "not an HDF5 file\n";
     // Truncated, as a hard kill or a full disk may leave it.
@@ -281,8 +287,7 @@ TEST_F(CliResume, Refusals) {
 TEST_F(CliResume, DamagedStoredChunk) {
     const RunSpec run{1500, 1500, "--tile 64 --threads 2"};
     const std::string ref = dir.file("ref.h5"), f = dir.file("f.h5");
-    ASSERT_EQ(run_grundy(command(run, ref) + " -q").status, 0);
-    const Stopped s = stop_halfway(command(run, f), f, ref, SIGTERM);
+    const Stopped s = finished_then_stopped(run, ref, f, SIGTERM);
     ASSERT_EQ(s.status, 75) << s.log;
     haddr_t addr = HADDR_UNDEF;
     hsize_t size = 0;

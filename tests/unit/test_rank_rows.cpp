@@ -31,12 +31,11 @@ TEST(RankRows, RankZeroTakesMoreRowsBecauseTheySettle) {
     EXPECT_GT(s[1], 512 - s[1]);
     auto work = [](uint64_t y0, uint64_t y1) {
         uint64_t w = 0;
-        for (uint64_t y = y0; y < y1; ++y)
-            w += engine::kStripCostBase + engine::kStripCostPerRow * y;
+        for (uint64_t y = y0; y < y1; ++y) w += engine::strip_row_cost(y);
         return w;
     };
     const uint64_t a = work(s[1], s[2]), b = work(s[2], s[3]), c = work(s[3], s[4]);
-    const uint64_t row = engine::kStripCostBase + engine::kStripCostPerRow * 512;
+    const uint64_t row = engine::strip_row_cost(512);
     EXPECT_LE(std::max(a, b) - std::min(a, b), 2 * row);
     EXPECT_LE(std::max(b, c) - std::min(b, c), 2 * row);
     EXPECT_EQ(strip::cut_rank_rows(512, 1), (std::vector<uint64_t>{0, 512}));
