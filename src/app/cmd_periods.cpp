@@ -288,11 +288,13 @@ int run(const po::variables_map& v) {
             for (const double w : r.rank_wait_seconds)
                 waits += (waits.empty() ? "" : ", ") + std::to_string(w).substr(0, 5);
             std::fprintf(stderr,
-                         "%d MPI ranks of %d thread%s each: %.3g MB sent between them; seconds "
-                         "each rank waited for its neighbour's columns or the others' blocks: "
-                         "%s\n",
+                         "%d MPI ranks of %d thread%s each: %.3g MB sent between them; rows "
+                         "cut again %llu times as they settled (%llu rows moved); seconds each "
+                         "rank waited for its neighbour's columns or the others' blocks: %s\n",
                          r.ranks, r.threads, r.threads == 1 ? "" : "s",
-                         static_cast<double>(r.bytes_sent) / 1e6, waits.c_str());
+                         static_cast<double>(r.bytes_sent) / 1e6,
+                         static_cast<unsigned long long>(r.rebalances),
+                         static_cast<unsigned long long>(r.rows_moved), waits.c_str());
         }
     }
     return 0;

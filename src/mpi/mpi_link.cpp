@@ -101,6 +101,45 @@ uint64_t MpiLink::sum_of(uint64_t v) {
     return reduce(v, MPI_SUM);
 }
 
+void MpiLink::all_or(std::vector<uint64_t>& words) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    MPI_Allreduce(MPI_IN_PLACE, words.data(), checked_count(words.size()), MPI_UINT64_T, MPI_BOR,
+                  comm_);
+}
+
+std::vector<std::vector<uint64_t>> MpiLink::exchange(
+    const std::vector<std::vector<uint64_t>>& out) {
+    if (out.size() != static_cast<size_t>(ranks_))
+        throw Error("internal: an exchange without one entry per rank");
+    std::vector<int> send_counts(ranks_), send_offsets(ranks_), receive_counts(ranks_),
+        receive_offsets(ranks_);
+    std::vector<uint64_t> sending;
+    for (int r = 0; r < ranks_; ++r) {
+        send_offsets[r] = checked_count(sending.size());
+        send_counts[r] = checked_count(out[r].size());
+        sending.insert(sending.end(), out[r].begin(), out[r].end());
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    MPI_Alltoall(send_counts.data(), 1, MPI_INT, receive_counts.data(), 1, MPI_INT, comm_);
+    uint64_t total = 0;
+    for (int r = 0; r < ranks_; ++r) {
+        receive_offsets[r] = checked_count(total);
+        total += static_cast<uint64_t>(receive_counts[r]);
+    }
+    checked_count(total);
+    std::vector<uint64_t> receiving(total);
+    MPI_Alltoallv(sending.data(), send_counts.data(), send_offsets.data(), MPI_UINT64_T,
+                  receiving.data(), receive_counts.data(), receive_offsets.data(), MPI_UINT64_T,
+                  comm_);
+    bytes_sent_ += (sending.size() - out[rank_].size()) * 8;
+    std::vector<std::vector<uint64_t>> in(ranks_);
+    for (int r = 0; r < ranks_; ++r) {
+        const auto* first = receiving.data() + receive_offsets[r];
+        in[r].assign(first, first + receive_counts[r]);
+    }
+    return in;
+}
+
 std::string MpiLink::first_error(const std::string& error) {
     const uint64_t first = reduce(error.empty() ? static_cast<uint64_t>(ranks_) : rank_, MPI_MIN);
     if (first == static_cast<uint64_t>(ranks_)) return "";

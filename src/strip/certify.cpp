@@ -41,8 +41,8 @@
 // its own ring and its own part of every snapshot. The comparisons of a block are combined
 // before the walk (Strip::advance_block), so every rank takes the same decisions at the same
 // columns; the stop and checkpoint decisions are combined at each block's end; only rank 0's
-// rows settle (the others' are swept to the end: cut_rank_rows plans for it); rank 0 gathers the
-// rows' results.
+// rows settle, and as they do the rows are cut again so that every rank keeps an equal share of
+// the work (rebalance, rank_moves.hpp); rank 0 gathers the rows' results.
 #include "grundy/periods.hpp"
 
 #include <algorithm>
@@ -55,6 +55,7 @@
 #include "grundy/error.hpp"
 #include "strip/checkpoint.hpp"
 #include "strip/rank_link.hpp"
+#include "strip/rank_moves.hpp"
 #include "strip/row_records.hpp"
 #include "strip/strip.hpp"
 #include "strip/test_hooks.hpp"
@@ -73,13 +74,17 @@ constexpr uint64_t kMaxRows = 16384;  // block values g - x + 2y <= 3y fit 16 bi
 // pipeline drains (up to kStripLag columns of the lowest band's lead), so a block should be much
 // longer than that; and it is the granularity of checkpoints and progress (a few ms at most).
 constexpr uint64_t kBlockColumns = 65536;
+// With ranks, the rows are cut again once the busiest rank has this much more than its share of
+// the work per column: each cut moves rows' rings between ranks, so not for every settled row.
+constexpr double kRebalanceAbove = 1.05;
 
 // --- the two phases ----------------------------------------------------------------------
 
 class Runner {
   public:
-    Runner(const PeriodsOptions& o, const engine::StripPart& part)
-        : o_(o), link_(part.link), last_checkpoint_(Clock::now()) {}
+    // `starts`: with ranks, each rank's rows as they are at each checkpoint.
+    Runner(const PeriodsOptions& o, strip::RankLink* link, const std::vector<uint64_t>& starts)
+        : o_(o), link_(link), starts_(starts), last_checkpoint_(Clock::now()) {}
 
     // The part this process resumed from (a run of ranks removes it once a newer one is saved).
     void resumed_from(std::string part) { part_ = std::move(part); }
@@ -139,7 +144,7 @@ class Runner {
         if (error.empty() && link_->rank() == 0) {
             try {
                 write_manifest(o_.checkpoint,
-                               {o_.rows, static_cast<uint64_t>(link_->ranks()), column});
+                               {o_.rows, static_cast<uint64_t>(link_->ranks()), column, starts_});
             } catch (const Error& e) {
                 error = e.what();
             }
@@ -157,6 +162,7 @@ class Runner {
 
     const PeriodsOptions& o_;
     strip::RankLink* link_;
+    const std::vector<uint64_t>& starts_;
     Clock::time_point last_checkpoint_;
     std::string part_;
 };
@@ -220,18 +226,15 @@ class Certification {
         : o_(o),
           Y_(o.rows),
           start_(Clock::now()),
-          part_(part_of(o)),
-          strip_(o.rows, o.kernel, o.threads, 0, part_),
-          runner_(o, part_),
-          settle_limit_(part_.hi < Y_ ? part_.hi - 1 : Y_) {
+          starts_(o.link ? cut_rank_rows(o.rows, o.link->ranks())
+                         : std::vector<uint64_t>{0, o.rows}),
+          part_(part_of(starts_, o.link)),
+          strip_(std::make_unique<Strip>(o.rows, o.kernel, o.threads, 0, part_)),
+          runner_(o, o.link, starts_) {
         result_.method =
             "Brent cycle detection on the relative strip state (row windows [x+1-2y, x+y], "
             "diagonal windows [x+2-2y, x+y-1]); candidates compared bit for bit in full, no "
             "hashing";
-        result_.kernel = strip_.kernel_name();
-        result_.threads = strip_.threads();
-        result_.state_bits = strip_.state_bits();
-        result_.bands = strip_.bands();
         p_.first_row = part_.lo;
         p_.end_row = part_.hi;
         if (o.resume && fs::exists(o.checkpoint)) {
@@ -240,6 +243,10 @@ class Certification {
         } else if (const uint64_t L = speculative_ring(Y_, o.ring_budget_bytes)) {
             start_ring(p_, L);
         }
+        result_.kernel = strip_->kernel_name();
+        result_.threads = strip_->threads();
+        result_.state_bits = strip_->state_bits();
+        result_.bands = strip_->bands();
         // The strip reports no row below StripBlock::first_reported_row (unrecorded_rows_).
         recorder_ = [this](uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g) {
             record_rows(p_, x, y0, y1, g, record_errors_);
@@ -262,18 +269,20 @@ class Certification {
     }
 
   private:
-    // This process's rows: all of them, or with ranks, its rank's share (cut_rank_rows).
-    static engine::StripPart part_of(const PeriodsOptions& o) {
-        if (!o.link) return {0, o.rows, nullptr};
-        const std::vector<uint64_t> starts = cut_rank_rows(o.rows, o.link->ranks());
-        const auto r = static_cast<size_t>(o.link->rank());
-        return {starts[r], starts[r + 1], o.link};
+    // This process's rows: all of them, or with ranks, its rank's share of the cut `starts`.
+    static engine::StripPart part_of(const std::vector<uint64_t>& starts, strip::RankLink* link) {
+        const auto r = link ? static_cast<size_t>(link->rank()) : 0;
+        return {starts[r], starts[r + 1], link};
     }
+
+    // Rows that may settle: all, or with ranks, rank 0's but one (Strip::settle); the same on
+    // every rank, so that every rank knows the settled rows.
+    uint64_t settle_limit() const { return starts_.size() > 2 ? starts_[1] - 1 : Y_; }
 
     // Resumes from the checkpoint: the file, or with ranks the manifest and this rank's part.
     // With ranks, every rank refuses if any rank cannot load its part, with that rank's reason.
     void load() {
-        const uint64_t words = strip_.state_words();
+        const uint64_t words = strip_->state_words();
         if (!part_.link) {
             p_ = load_checkpoint(o_.checkpoint, Y_, words, 0, Y_);
             return;
@@ -295,6 +304,9 @@ class Certification {
                 throw ArgumentError("checkpoint " + ArgumentError::literal(o_.checkpoint) +
                                     " is for {rows} " + std::to_string(m.rows) + ", not " +
                                     std::to_string(Y_));
+            // The rows were cut again as they settled: each rank's are the manifest's.
+            starts_ = m.starts;
+            part_ = part_of(starts_, part_.link);
             const std::string part = rank_part_path(o_.checkpoint, part_.link->rank(), m.column);
             p_ = load_checkpoint(part, Y_, words, part_.lo, part_.hi);
             if (p_.strip.column + 1 != m.column && !(p_.strip.words.empty() && m.column == 0))
@@ -307,12 +319,15 @@ class Certification {
         error = part_.link->first_error(error);
         if (own) std::rethrow_exception(own);
         if (!error.empty()) throw Error(error);
+        if (strip_->first_row() != part_.lo || strip_->end_row() != part_.hi)
+            strip_ = std::make_unique<Strip>(Y_, o_.kernel, o_.threads, 0, part_);
     }
 
     PeriodsResult finish() {
         result_.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
         if (part_.link) {
             result_.ranks = part_.link->ranks();
+            result_.rows_moved = part_.link->sum_of(result_.rows_moved);
             result_.bytes_sent = part_.link->sum_of(part_.link->bytes_sent());
             const auto us = static_cast<uint64_t>(part_.link->wait_seconds() * 1e6);
             for (const uint64_t w : part_.link->gather({us}))
@@ -324,10 +339,10 @@ class Certification {
     // Phase 1 until the certificate and, with a ring that P divides, the ring's tail past it.
     // False when the run must return now (not certified within max_cols, or interrupted).
     bool search_cycle() {
-        if (!p_.strip.words.empty()) strip_.restore(p_.strip);
+        if (!p_.strip.words.empty()) strip_->restore(p_.strip);
         resettle();
         for (;;) {
-            const uint64_t next = strip_.columns_done();
+            const uint64_t next = strip_->columns_done();
             if (!p_.found && o_.max_cols && next >= o_.max_cols) {
                 result_.status = PeriodsResult::Status::NotCertified;
                 return false;
@@ -343,18 +358,19 @@ class Certification {
                 b.compare = &p_.saved;
                 b.matched_rows = &matched_rows_;
             }
-            strip_.advance_block(b);
+            strip_->advance_block(b);
             uint64_t processed = 0;
             const bool done = walk_block(next, end, comparing, processed);
             result_.columns_swept += processed;
             check_record(p_, record_errors_);
             if (done) return true;
             // The whole strip repeats from x0 on: every row is settled for the ring's tail.
-            if (p_.found) note_settled(settled_, p_, Y_, p_.period, settle_limit_);
+            if (p_.found) note_settled(settled_, p_, Y_, p_.period, settle_limit());
             settle_rows(end);
+            rebalance();
             report(o_.progress, 1, end, p_.found ? p_.x0 + p_.ring_len + 1 : 0,
-                   p_.has_saved ? p_.saved.column : p_.x0, strip_);
-            if (runner_.after_block(p_, strip_, result_, processed)) return false;
+                   p_.has_saved ? p_.saved.column : p_.x0, *strip_);
+            if (runner_.after_block(p_, *strip_, result_, processed)) return false;
         }
     }
 
@@ -377,13 +393,13 @@ class Certification {
         for (uint64_t x = next; x < end; ++x) {
             ++processed;
             if (!p_.found && x == first_saved()) {
-                strip_.snapshot(p_.saved);  // x is the block's last column
+                strip_->snapshot(p_.saved);  // x is the block's last column
                 p_.has_saved = true;
                 p_.power = 64;
             } else if (!p_.found && x > first_saved()) {
                 const uint64_t lambda = x - p_.saved.column;
                 if (comparing)
-                    note_settled(settled_, p_, matched_rows_[x - next], lambda, settle_limit_);
+                    note_settled(settled_, p_, matched_rows_[x - next], lambda, settle_limit());
                 if (comparing && matched_rows_[x - next] == Y_) {
                     // Compared in full by the bands, each match copied out and compared again
                     // (Strip::band_mismatch).
@@ -398,7 +414,7 @@ class Certification {
                     // A longer window for the next saved state: 1/8 longer, not twice (Brent's
                     // choice), so the saved column overshoots the state's preperiod by at most
                     // about 1/8 once the window exceeds the period. x is the block's last column.
-                    strip_.snapshot(p_.saved);
+                    strip_->snapshot(p_.saved);
                     p_.power += std::max<uint64_t>(p_.power / 8, 1);
                 }
             }
@@ -422,7 +438,7 @@ class Certification {
     // Hands the strip the rows whose sub-strip repeated in the last block (note_settled).
     void settle_rows(uint64_t end) {
         if (settled_.rows <= p_.settled_rows) return;
-        strip_.settle(settled_);
+        strip_->settle(settled_);
         p_.settled_rows = settled_.rows;
         p_.settled_period = settled_.period;
         p_.settled_since.emplace_back(settled_.rows, end);
@@ -434,10 +450,29 @@ class Certification {
     // before the checkpoint and the ring holds their values).
     void resettle() {
         if (p_.settled_rows == 0) return;
-        note_settled(settled_, p_, p_.settled_rows, p_.settled_period, settle_limit_);
-        strip_.settle(settled_);
+        note_settled(settled_, p_, p_.settled_rows, p_.settled_period, settle_limit());
+        strip_->settle(settled_);
         for (const auto& [m, since] : p_.settled_since) growth_.add(m, since);
         show_settled();
+    }
+
+    // With ranks: once rank 0's settled rows leave the busiest rank clearly more than its share
+    // of the work, the rows are cut again and change hands (rank_moves.hpp). Every rank decides
+    // alike: the settled rows are the same on each.
+    void rebalance() {
+        if (!part_.link || part_.link->ranks() == 1 || settled_.rows == balanced_for_) return;
+        balanced_for_ = settled_.rows;
+        if (cut_imbalance(starts_, settled_.rows) <= kRebalanceAbove) return;
+        const std::vector<uint64_t> starts = cut_rank_rows(Y_, part_.link->ranks(), settled_.rows);
+        if (starts == starts_) return;
+        strip_->snapshot(p_.strip);
+        result_.rows_moved += move_rows(p_, starts_, starts, *part_.link);
+        ++result_.rebalances;
+        starts_ = starts;
+        part_ = part_of(starts_, part_.link);
+        settled_.values = p_.ring.data();
+        settled_.stride = p_.end_row - p_.first_row;
+        strip_->repartition(part_, p_.strip, settled_);
     }
 
     void show_settled() {
@@ -448,6 +483,13 @@ class Certification {
 
     void start_second_pass() {
         p_.phase = 2;
+        // A fresh strip from column 0 without settled rows: the first cut is the balanced one.
+        if (part_.link) {
+            starts_ = cut_rank_rows(Y_, part_.link->ranks());
+            part_ = part_of(starts_, part_.link);
+            p_.first_row = part_.lo;
+            p_.end_row = part_.hi;
+        }
         unrecorded_rows_ = 0;  // a fresh ring, and a fresh strip without settled rows
         p_.settled_rows = p_.settled_period = 0;
         p_.settled_since.clear();
@@ -548,16 +590,17 @@ class Certification {
     const uint64_t Y_;
     const Clock::time_point start_;
     PeriodsResult result_;
-    const engine::StripPart part_;
-    Strip strip_;
+    std::vector<uint64_t> starts_;  // each rank's first row, then Y (one process: 0, Y)
+    engine::StripPart part_;        // this process's rows
+    std::unique_ptr<Strip> strip_;
     SearchState p_;
     Runner runner_;
-    const uint64_t settle_limit_;  // rows that may settle: all, or rank 0's but one
     RecordErrors record_errors_;
     engine::StripRowsFn recorder_;
     std::vector<uint32_t> matched_rows_;
     engine::SettledRows settled_;   // the lowest rows whose sub-strip has repeated
     uint64_t unrecorded_rows_ = 0;  // in this block (rows_repeating_in_ring)
+    uint64_t balanced_for_ = 0;     // the settled rows when the cut was last looked at
     SettleGrowth growth_;
 };
 

@@ -22,6 +22,8 @@ constexpr char kMagic[8] = {'G', 'R', 'U', 'N', 'D', 'Y', 'P', 'K'};
 constexpr uint32_t kVersion = 4;
 // The first line of a manifest (checkpoint.hpp).
 constexpr char kManifestMagic[] = "grundy periods checkpoint manifest";
+// Version 2 added each rank's rows (version 1 manifests had a fixed cut, now gone).
+constexpr uint64_t kManifestVersion = 2;
 
 void put64(std::string& s, uint64_t v) {
     s.append(reinterpret_cast<const char*>(&v), 8);
@@ -215,8 +217,10 @@ std::string rank_part_path(const std::string& manifest, int rank, uint64_t colum
 
 void write_manifest(const std::string& path, const Manifest& m) {
     io::AtomicTextFile out(path);
-    out << kManifestMagic << " 1\nrows " << m.rows << "\nranks " << m.ranks << "\ncolumn "
-        << m.column << "\n";
+    out << kManifestMagic << " " << kManifestVersion << "\nrows " << m.rows << "\nranks " << m.ranks
+        << "\ncolumn " << m.column << "\nstarts";
+    for (const uint64_t s : m.starts) out << " " << s;
+    out << "\n";
     out.commit();
 }
 
@@ -231,14 +235,29 @@ Manifest read_manifest(const std::string& path) {
     std::ifstream in(path);
     std::string line, key;
     std::getline(in, line);
+    const std::string bad = "checkpoint manifest " + path + " ";
+    if (line == std::string(kManifestMagic) + " 1")
+        throw Error(bad +
+                    "was written by an earlier grundy-mpi, which cut the rows otherwise: "
+                    "finish that run with the build that started it, or start again");
+    if (line != std::string(kManifestMagic) + " " + std::to_string(kManifestVersion))
+        throw Error(bad + "has another format version (" + line + ")");
     Manifest m;
     auto field = [&](const char* name, uint64_t& v) {
-        if (!(in >> key >> v) || key != name)
-            throw Error("checkpoint manifest " + path + " is corrupt (" + name + ")");
+        if (!(in >> key >> v) || key != name) throw Error(bad + "is corrupt (" + name + ")");
     };
     field("rows", m.rows);
     field("ranks", m.ranks);
     field("column", m.column);
+    if (!(in >> key) || key != "starts" || m.ranks == 0 || m.ranks > (1u << 24))
+        throw Error(bad + "is corrupt (starts)");
+    m.starts.resize(m.ranks + 1);
+    for (uint64_t& s : m.starts)
+        if (!(in >> s)) throw Error(bad + "is corrupt (starts)");
+    for (uint64_t r = 0; r < m.ranks; ++r)
+        if (m.starts[r] >= m.starts[r + 1]) throw Error(bad + "is corrupt (starts)");
+    if (m.starts.front() != 0 || m.starts.back() != m.rows)
+        throw Error(bad + "is corrupt (starts)");
     return m;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "strip/search_state.hpp"
 
@@ -21,9 +22,10 @@ SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t sta
 // rank_part_path(F, r, column), all at the same column, and then the manifest F naming that
 // column, written last and atomically: the commit point. A part is removed only once a newer
 // manifest names a newer one, so a run killed at any moment leaves a manifest whose parts all
-// exist.
+// exist. The manifest also names each rank's rows (they change during a run: rank_moves.hpp).
 struct Manifest {
     uint64_t rows = 0, ranks = 0, column = 0;
+    std::vector<uint64_t> starts;  // rank r's rows: starts[r]..starts[r + 1]-1; ranks + 1 entries
 };
 std::string rank_part_path(const std::string& manifest, int rank, uint64_t column);
 void write_manifest(const std::string& path, const Manifest& m);

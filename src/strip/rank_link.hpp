@@ -9,7 +9,8 @@
 // kStripMessageColumns columns; several are in flight, so the ranks overlap like the bands of
 // one process. Everything else is decided in step: at the end of every block all ranks combine
 // their comparisons (min_each), their stop and checkpoint wishes (max_of), and rank 0 gathers
-// the rows' results.
+// the rows' results. As rank 0's lowest rows settle, the rows are cut again (rank_moves.hpp):
+// rows change hands with their part of the state (all_or) and of the ring (exchange).
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,12 @@ class RankLink {
     virtual void min_each(std::vector<uint32_t>& v) = 0;
     virtual uint64_t max_of(uint64_t v) = 0;
     virtual uint64_t sum_of(uint64_t v) = 0;
+    // Bitwise OR of every rank's `words` (the same length on each), on every rank.
+    virtual void all_or(std::vector<uint64_t>& words) = 0;
+    // Sends out[r] to each rank r (out has ranks() entries, empty ones send nothing) and
+    // returns in[r], what rank r sent to this one: every rank calls it at once.
+    virtual std::vector<std::vector<uint64_t>> exchange(
+        const std::vector<std::vector<uint64_t>>& out) = 0;
     // On every rank: the message of the lowest rank whose `error` is not empty, or "".
     virtual std::string first_error(const std::string& error) = 0;
     // On rank 0: every rank's words, in rank order; elsewhere: empty.
@@ -47,10 +54,14 @@ class RankLink {
     virtual double wait_seconds() const = 0;
 };
 
-// The first row of each rank's rows, then `rows`: R bands of about equal work under the strip's
-// cost model, where rank 0's rows settle as the sweep goes (a row y has repeated by about column
-// c (y + 1)^2.8, after which it costs nothing) and the other ranks' rows are swept to the end.
-// At least 2 rows each; throws grundy::ArgumentError when there are too few.
-std::vector<uint64_t> cut_rank_rows(uint64_t rows, int ranks);
+// The first row of each rank's rows, then `rows`: R bands of equal work per column under the
+// strip's cost model (strip_row_cost), where rows 0..settled-1 have settled (they cost nothing
+// per column) and stay with rank 0, above which rank 0 keeps at least one row to sweep. At least
+// 2 rows for every other rank; throws grundy::ArgumentError when there are too few rows.
+std::vector<uint64_t> cut_rank_rows(uint64_t rows, int ranks, uint64_t settled = 0);
+
+// The work per column of the busiest rank of the cut `starts` with rows 0..settled-1 settled,
+// over the mean: 1 for a perfect cut.
+double cut_imbalance(const std::vector<uint64_t>& starts, uint64_t settled);
 
 }  // namespace grundy::strip

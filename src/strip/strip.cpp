@@ -47,11 +47,12 @@ Strip::Strip(uint64_t rows, MexKernel kernel, int threads, uint64_t lag, StripPa
             break;
     }
     kernel_name_ = mex_kernel_name(kernel);
-    const uint64_t t = threads > 1 ? static_cast<uint64_t>(threads) : 1;
-    uint64_t bands = t == 1 ? 1 : t * kStripBandsPerThread;
-    bands = std::max<uint64_t>(1, std::min(bands, (hi_ - lo_) / kMinStripBandRows));
-    threads_ = static_cast<int>(std::min(t, bands));
-    windows_ = std::make_unique<StripWindows>(rows, bands == 1 ? 1 : lag ? lag : kStripLag);
+    max_threads_ = threads > 1 ? static_cast<uint64_t>(threads) : 1;
+    thread_bands_ = max_threads_ == 1 ? 1 : max_threads_ * kStripBandsPerThread;
+    // One band needs no pipeline, so its windows have a lag of 1; a rank's rows may grow later
+    // (repartition), so its windows are sized for its threads, not its first rows.
+    if (!link_ && (hi_ - lo_) / kMinStripBandRows <= 1) thread_bands_ = 1;
+    windows_ = std::make_unique<StripWindows>(rows, thread_bands_ == 1 ? 1 : lag ? lag : kStripLag);
     // Highest rows first: they settle last, so that is where two states usually differ.
     for (uint64_t y = rows - 1; y >= 1; --y) {
         const int64_t iy = static_cast<int64_t>(y);
@@ -63,11 +64,18 @@ Strip::Strip(uint64_t rows, MexKernel kernel, int threads, uint64_t lag, StripPa
         state_words_ += (seg.bits + 63) / 64;
         state_bits_ += seg.bits;
     }
+    own_rows(lo_, hi_);
+    cut_bands(band_count_);
+}
+
+void Strip::own_rows(uint64_t lo, uint64_t hi) {
+    lo_ = lo;
+    hi_ = hi;
+    own_segments_.clear();
     for (uint32_t i = 0; i < layout_.size(); ++i)
         if (owner_row(layout_[i]) >= lo_ && owner_row(layout_[i]) < hi_) own_segments_.push_back(i);
-
-    band_count_ = bands;
-    cut_bands(bands);
+    band_count_ = std::max<uint64_t>(1, std::min(thread_bands_, (hi_ - lo_) / kMinStripBandRows));
+    threads_ = static_cast<int>(std::min(max_threads_, band_count_));
 }
 
 // Bands of equal estimated work over the rows still swept: cuts where the running cost passes
@@ -418,29 +426,57 @@ void Strip::restore(const StripSnapshot& s) {
     if (s.rows != rows_ || s.words.size() != state_words_)
         throw Error("internal: snapshot of another strip");
     if (settled_.rows) throw Error("internal: restore of a strip with settled rows");
+    if (failed_.load()) throw Error("internal: strip used after a failed sweep");
+    // Row 0 is g(x', 0) = x': everything up to x is in it.
+    StripWindows::reset(windows_->row_sets[0], s.column + 1);
+    for (const uint32_t i : own_segments_) restore_segment(layout_[i], s);
+    next_ = s.column + 1;
+}
+
+// The window of one segment of the state after column s.column, from the snapshot's bits.
+void Strip::restore_segment(const Segment& seg, const StripSnapshot& s) {
     StripWindows& ws = *windows_;
     const uint64_t x = s.column;
-    // Row 0 is g(x', 0) = x': everything up to x is in it.
-    StripWindows::reset(ws.row_sets[0], x + 1);
+    BitWindow& w = seg.is_row ? ws.row_sets[seg.y] : ws.diag_sets[ws.diag_slot(x, seg.y - 1)];
+    const int64_t first = static_cast<int64_t>(x) + seg.start;
+    // A row holds every value below its segment; a diagonal keeps its own floor.
+    const uint64_t floor =
+        seg.is_row ? static_cast<uint64_t>(first > 0 ? first : 0) : ws.diagonal_floor(x, seg.y - 1);
+    StripWindows::reset(w, floor);
+    for (uint64_t b = 0; b < seg.bits; ++b) {
+        if (!((s.words[seg.offset + b / 64] >> (b % 64)) & 1)) continue;
+        const int64_t v = first + static_cast<int64_t>(b);
+        if (v < static_cast<int64_t>(floor))
+            throw Error("internal: snapshot bit below its window's floor");
+        w.reserve_through(static_cast<uint64_t>(v) / 64 + kScanPadWords);
+        w.insert(static_cast<uint64_t>(v));
+    }
+}
+
+// The rows it gains are restored (their windows are this rank's from now on); the rows it
+// gives away are left as they are, never read again. The diagonal slots of a block's end are
+// those of distinct diagonals (strip_windows.hpp), so a restored one overwrites nothing alive.
+void Strip::repartition(const StripPart& part, const StripSnapshot& s, const SettledRows& settled) {
+    // Only rank 0 settles rows (settle), and it keeps them.
+    if (!link_ || part.link != link_ || part.lo >= part.hi || part.hi > rows_ ||
+        (part.lo == 0) != (lo_ == 0) || (lo_ == 0 && settled.rows != settled_.rows) ||
+        (settled_.rows && settled_.rows >= part.hi))
+        throw Error("internal: a strip's rows cut again without its link or its settled rows");
+    if (s.rows != rows_ || s.words.size() != state_words_ || next_ == 0 || s.column + 1 != next_)
+        throw Error("internal: rows handed over in a snapshot of another column");
     if (failed_.load()) throw Error("internal: strip used after a failed sweep");
+    const uint64_t old_lo = lo_, old_hi = hi_;
+    own_rows(part.lo, part.hi);
     for (const uint32_t i : own_segments_) {
         const Segment& seg = layout_[i];
-        BitWindow& w = seg.is_row ? ws.row_sets[seg.y] : ws.diag_sets[ws.diag_slot(x, seg.y - 1)];
-        const int64_t first = static_cast<int64_t>(x) + seg.start;
-        // A row holds every value below its segment; a diagonal keeps its own floor.
-        const uint64_t floor = seg.is_row ? static_cast<uint64_t>(first > 0 ? first : 0)
-                                          : ws.diagonal_floor(x, seg.y - 1);
-        StripWindows::reset(w, floor);
-        for (uint64_t b = 0; b < seg.bits; ++b) {
-            if (!((s.words[seg.offset + b / 64] >> (b % 64)) & 1)) continue;
-            const int64_t v = first + static_cast<int64_t>(b);
-            if (v < static_cast<int64_t>(floor))
-                throw Error("internal: snapshot bit below its window's floor");
-            w.reserve_through(static_cast<uint64_t>(v) / 64 + kScanPadWords);
-            w.insert(static_cast<uint64_t>(v));
-        }
+        const uint64_t row = owner_row(seg);
+        if ((row < old_lo || row >= old_hi) && !is_settled(seg)) restore_segment(seg, s);
     }
-    next_ = x + 1;
+    if (settled_.rows) {  // the ring was laid out again for the new rows
+        settled_.values = settled.values;
+        settled_.stride = settled.stride;
+    }
+    cut_bands(band_count_);
 }
 
 }  // namespace grundy::engine

@@ -27,7 +27,8 @@
 // (rank_link.hpp). It then sweeps only its rows lo..hi-1, takes each column's set and the
 // diagonal entering row lo from the rank below, hands the same for row hi to the rank above,
 // and its snapshots, comparisons and restores cover only its own part of the state (the
-// segments of its rows; the other words of a snapshot stay 0).
+// segments of its rows; the other words of a snapshot stay 0). Between blocks its rows may
+// change (repartition): it then restores the rows it gained from a snapshot holding them.
 #pragma once
 
 #include <atomic>
@@ -146,6 +147,12 @@ class Strip {
     void settle(const SettledRows& settled);
     uint64_t settled_rows() const { return settled_.rows; }
 
+    // With ranks, between blocks: this process's rows become part.lo..part.hi-1. `s` is a
+    // snapshot after the last swept column holding (at least) the segments of the rows it gains,
+    // which it restores; `settled` is where the settled rows' ring now lies (rank 0's rows
+    // change around its settled ones, which it keeps).
+    void repartition(const StripPart& part, const StripSnapshot& s, const SettledRows& settled);
+
   private:
     struct Segment {
         bool is_row;  // row y, else the diagonal through (x, y - 1)
@@ -184,7 +191,9 @@ class Strip {
     bool is_settled(const Segment& seg) const { return owner_row(seg) < settled_.rows; }
     // The words of a settled segment after column x, from the ring.
     void settled_segment(const Segment& seg, uint64_t x, std::vector<uint64_t>& out) const;
-    void cut_bands(uint64_t count);                       // of about equal estimated work
+    void restore_segment(const Segment& seg, const StripSnapshot& s);
+    void own_rows(uint64_t lo, uint64_t hi);  // lo_, hi_, own_segments_ and the bands' number
+    void cut_bands(uint64_t count);           // of about equal estimated work
     void set_bands(const std::vector<uint64_t>& starts);  // first rows, then rows()
     void settled_values(uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g) const;
     void start_boundary(uint64_t x);
@@ -205,10 +214,12 @@ class Strip {
     uint64_t state_bits_ = 0;
     uint64_t state_words_ = 0;
     std::vector<std::unique_ptr<Band>> bands_;
-    uint64_t band_count_ = 1;  // bands wanted (fewer when few rows are left to sweep)
+    uint64_t thread_bands_ = 1;  // bands the threads want, at most (one: the windows' lag is 1)
+    uint64_t band_count_ = 1;    // bands wanted (fewer when few rows are left to sweep)
     SettledRows settled_;
     std::unique_ptr<strip::SettledBoundary> boundary_;  // once rows are settled
     int threads_ = 1;
+    uint64_t max_threads_ = 1;           // asked for
     std::atomic<bool> failed_{false};    // a tile threw: the others are skipped
     std::atomic<bool> mismatch_{false};  // a band's live comparison and snapshot disagreed
 };

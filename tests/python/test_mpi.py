@@ -80,9 +80,13 @@ def test_ranks_give_the_single_process_result(single, tmp_path, rows, ranks, thr
     expected_csv, expected_certificate = single(rows)
     assert csv.read_bytes() == expected_csv
     assert certificate(r.stderr) == expected_certificate
-    m = re.search(rf"{ranks} MPI ranks of \d+ threads? each: ([0-9.e+-]+) MB sent", r.stderr)
+    m = re.search(rf"{ranks} MPI ranks of \d+ threads? each: ([0-9.e+-]+) MB sent between them; "
+                  r"rows cut again (\d+) times as they settled \((\d+) rows moved\)", r.stderr)
     assert m, r.stderr
     assert (float(m.group(1)) > 0) == (ranks > 1)
+    if ranks > 1 and rows >= 100:
+        # The same results although rows changed hands (with their state and ring) many times.
+        assert int(m.group(2)) > 0 and int(m.group(3)) > 0, r.stderr
 
 
 def test_hdf5_output_is_the_single_process_one(grundy_exe, tmp_path):
@@ -138,6 +142,12 @@ def manifest_column(ck):
     return int(re.search(r"column (\d+)", ck.read_text()).group(1))
 
 
+def manifest_starts(ck):
+    """Each rank's first row as the manifest names them, then the rows."""
+    m = re.search(r"starts ([\d ]+)\n", ck.read_text())
+    return [int(v) for v in m.group(1).split()] if m else []
+
+
 def resume(tmp_path, ranks, rows=60):
     return subprocess.run(mpirun(ranks, "--rows", rows, "--csv", tmp_path / "m.csv",
                                  "--checkpoint", tmp_path / "ck", "--resume"),
@@ -147,6 +157,9 @@ def resume(tmp_path, ranks, rows=60):
 def test_sigterm_to_every_rank_checkpoints_and_resumes(single, tmp_path):
     job, ck = start_slow_job(tmp_path, 3)
     wait_for(lambda: len(rank_pids(job)) == 3, 30, "three ranks")
+    # Stopped once rows have moved far from the first cut (about 20 rows each): the parts then
+    # hold other rows than a fresh run would give each rank.
+    wait_for(lambda: manifest_starts(ck)[1:2] >= [35], 60, "rows cut again")
     for pid in rank_pids(job):
         os.kill(pid, signal.SIGTERM)
     _, err = job.communicate(timeout=60)
@@ -182,6 +195,16 @@ def test_resume_with_other_ranks_is_refused(tmp_path):
     assert r.returncode == 2, r.stderr
     assert f"checkpoint {ck} was written by 3 ranks, not 2: resume it with mpirun -np 3" in r.stderr
     assert r.stderr.count("error:") == 1, r.stderr  # rank 0 speaks for all
+
+
+def test_manifest_of_a_fixed_cut_is_refused(tmp_path):
+    # Format 1 (before rows changed hands) named no rows per rank.
+    ck = tmp_path / "ck"
+    ck.write_text("grundy periods checkpoint manifest 1\nrows 60\nranks 2\ncolumn 160\n")
+    r = resume(tmp_path, 2)
+    assert r.returncode == 2, r.stderr
+    assert "was written by an earlier grundy-mpi" in r.stderr
+    assert r.stderr.count("error:") == 1, r.stderr
 
 
 def test_single_process_refuses_the_manifest(grundy_exe, tmp_path):
