@@ -189,9 +189,9 @@ void note_settled(engine::SettledRows& settled, SearchState& p, uint64_t m, uint
     if (m <= settled.rows || p.ring_len == 0 || p.ring_len % lambda != 0) return;
     settled.rows = m;
     settled.period = lambda;
-    settled.values = p.ring.data();
+    settled.values = p.ring.data();  // rank 0's ring starts at row 0
     settled.length = p.ring_len;
-    settled.stride = p.last_mismatch.size();
+    settled.stride = p.ring_stride;
 }
 
 // Where sub-strips settled (rows m by column x), for the progress line's estimate of the
@@ -471,7 +471,7 @@ class Certification {
         starts_ = starts;
         part_ = part_of(starts_, part_.link);
         settled_.values = p_.ring.data();
-        settled_.stride = p_.end_row - p_.first_row;
+        settled_.stride = p_.ring_stride;
         strip_->repartition(part_, p_.strip, settled_);
     }
 
@@ -538,7 +538,7 @@ class Certification {
     // Each row's exact preperiod (its last mismatch), minimal period (of one P-block from x0 + 1
     // in the ring) and, if asked, its block from the preperiod; with ranks, gathered on rank 0.
     void collect_rows() {
-        const uint64_t L = p_.ring_len, P = p_.period, lo = p_.first_row;
+        const uint64_t P = p_.period, lo = p_.first_row;
         const uint64_t stride = p_.end_row - lo;
         result_.rows.resize(stride);
         std::vector<uint16_t> block(P);
@@ -547,8 +547,7 @@ class Certification {
             r.row = y;
             r.preperiod = p_.last_mismatch[y - lo] == kNone ? 0 : p_.last_mismatch[y - lo] + 1;
             // The ring holds columns x0 + 1 .. x0 + P (and more) at x mod L.
-            for (uint64_t i = 0; i < P; ++i)
-                block[i] = p_.ring[((p_.x0 + 1 + i) % L) * stride + (y - lo)];
+            for (uint64_t i = 0; i < P; ++i) block[i] = p_.ring[p_.ring_index(p_.x0 + 1 + i, y)];
             r.period = minimal_period(block);
             if (!o_.keep_blocks) continue;
             r.block.resize(r.period);

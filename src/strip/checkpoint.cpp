@@ -67,6 +67,34 @@ uLong crc_of(uLong c, const char* data, uint64_t n) {
     return c;
 }
 
+// The ring's values in the file: this process's rows of every ring column, whatever room the
+// ring has for other rows (SearchState::ring_first).
+uint64_t ring_values(const SearchState& p) {
+    return p.ring_len ? (p.end_row - p.first_row) * p.ring_len : 0;
+}
+
+// Calls write(bytes, n) for the ring's values in file order: straight from the ring when it
+// holds exactly this process's rows, else one piece of whole columns at a time.
+template <class Write>
+void for_each_ring_piece(const SearchState& p, Write&& write) {
+    const uint64_t rows = p.end_row - p.first_row, n = ring_values(p);
+    if (n == 0) return;
+    if (p.ring_first == p.first_row && p.ring_stride == rows) {
+        write(reinterpret_cast<const char*>(p.ring.data()), n * 2);
+        return;
+    }
+    const uint64_t columns = std::max<uint64_t>(1, (uint64_t{1} << 22) / rows);
+    std::vector<uint16_t> piece;
+    for (uint64_t x0 = 0; x0 < p.ring_len; x0 += columns) {
+        const uint64_t x1 = std::min(p.ring_len, x0 + columns);
+        piece.resize((x1 - x0) * rows);
+        for (uint64_t x = x0; x < x1; ++x)
+            std::memcpy(piece.data() + (x - x0) * rows,
+                        p.ring.data() + p.ring_index(x, p.first_row), rows * 2);
+        write(reinterpret_cast<const char*>(piece.data()), piece.size() * 2);
+    }
+}
+
 // File layout: "GRUNDYPK", u32 version, u32 crc32 of the body, u64 rows, u64 body size; the body
 // is the fields below, the ring last (written from its own buffer, never copied).
 std::string encode_head(const SearchState& p) {
@@ -88,7 +116,7 @@ std::string encode_head(const SearchState& p) {
     for (const auto& [rows, column] : p.settled_since) put64(body, rows), put64(body, column);
     put64(body, p.first_row);
     put64(body, p.end_row);
-    put64(body, p.ring.size());
+    put64(body, ring_values(p));
     return body;
 }
 
@@ -115,10 +143,10 @@ void read_settled(Reader& r, SearchState& p, uint64_t rows, const std::string& b
 
 void write_checkpoint(const std::string& path, const SearchState& p, uint64_t rows) {
     const std::string body = encode_head(p);
-    const char* ring = reinterpret_cast<const char*>(p.ring.data());
-    const uint64_t ring_bytes = p.ring.size() * 2;
-    const uint32_t checksum = static_cast<uint32_t>(
-        crc_of(crc_of(crc32(0, nullptr, 0), body.data(), body.size()), ring, ring_bytes));
+    const uint64_t ring_bytes = ring_values(p) * 2;
+    uLong crc = crc_of(crc32(0, nullptr, 0), body.data(), body.size());
+    for_each_ring_piece(p, [&](const char* data, uint64_t n) { crc = crc_of(crc, data, n); });
+    const auto checksum = static_cast<uint32_t>(crc);
     std::string header(kMagic, 8);
     const uint32_t version = kVersion;
     header.append(reinterpret_cast<const char*>(&version), 4);
@@ -129,7 +157,7 @@ void write_checkpoint(const std::string& path, const SearchState& p, uint64_t ro
     io::AtomicFile out(path, "checkpoint");
     out.write(header.data(), header.size());
     out.write(body.data(), body.size());
-    if (ring_bytes) out.write(ring, ring_bytes);
+    for_each_ring_piece(p, [&](const char* data, uint64_t n) { out.write(data, n); });
     out.commit();
 }
 
@@ -200,6 +228,8 @@ SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t sta
         throw Error(bad + "is corrupt (sizes)");
     uLong c = crc_of(crc32(0, nullptr, 0), head.data(), r.at);
     p.ring.assign(n);
+    p.ring_first = p.first_row;
+    p.ring_stride = part_rows;
     // The ring starts inside `head`; the rest follows in the stream.
     char* ring = reinterpret_cast<char*>(p.ring.data());
     const uint64_t in_head = head_max - r.at;

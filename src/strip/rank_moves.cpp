@@ -9,26 +9,55 @@
 namespace grundy::strip {
 namespace {
 
-size_t owner(const std::vector<uint64_t>& starts, uint64_t y) {
-    return static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), y) - starts.begin()) -
-           1;
+// Rows a..b-1 (none when a >= b).
+struct Rows {
+    uint64_t a = 0, b = 0;
+    bool empty() const { return a >= b; }
+    uint64_t size() const { return empty() ? 0 : b - a; }
+};
+
+Rows overlap(Rows r, uint64_t a, uint64_t b) {
+    return {std::max(r.a, a), std::min(r.b, b)};
 }
 
-// One row's part of the search: its last mismatch, then its ring entries (x mod L = 0..L-1),
-// four to a word.
-void pack_row(const SearchState& p, uint64_t y, std::vector<uint64_t>& out) {
-    const uint64_t L = p.ring_len, stride = p.end_row - p.first_row, i = y - p.first_row;
-    out.push_back(p.last_mismatch[i]);
-    for (uint64_t x = 0; x < L; x += 4) {
-        uint64_t word = 0;
-        for (uint64_t k = 0; k < 4 && x + k < L; ++k)
-            word |= uint64_t{p.ring[(x + k) * stride + i]} << (16 * k);
-        out.push_back(word);
-    }
+uint64_t packed_words(uint64_t rows, uint64_t L) {
+    return rows + (rows * L + 3) / 4;
 }
 
-uint64_t packed_row_words(uint64_t L) {
-    return 1 + (L + 3) / 4;
+// Rows r of this rank for another: their last mismatches, then their ring entries a column at
+// a time (x mod L = 0, 1, ...), as 16-bit values packed four to a word. One pass over the ring,
+// a run of r.size() values per column.
+std::vector<uint64_t> pack_rows(const SearchState& p, Rows r) {
+    const uint64_t k = r.size(), L = p.ring_len;
+    std::vector<uint64_t> out(packed_words(k, L));
+    std::copy_n(p.last_mismatch.begin() + static_cast<int64_t>(r.a - p.first_row), k, out.begin());
+    auto* bytes = reinterpret_cast<char*>(out.data() + k);
+    for (uint64_t x = 0; x < L; ++x)
+        std::memcpy(bytes + x * k * 2, p.ring.data() + p.ring_index(x, r.a), k * 2);
+    return out;
+}
+
+// The other side of pack_rows, into rows r of this rank (p.first_row is already the new one).
+void unpack_rows(SearchState& p, Rows r, const std::vector<uint64_t>& in, size_t from) {
+    const uint64_t k = r.size(), L = p.ring_len;
+    if (in.size() != packed_words(k, L))
+        throw Error("internal: rank " + std::to_string(from) + " sent other rows than its own");
+    std::copy_n(in.begin(), k, p.last_mismatch.begin() + static_cast<int64_t>(r.a - p.first_row));
+    const auto* bytes = reinterpret_cast<const char*>(in.data() + k);
+    for (uint64_t x = 0; x < L; ++x)
+        std::memcpy(p.ring.data() + p.ring_index(x, r.a), bytes + x * k * 2, k * 2);
+}
+
+// A new ring with room for rows first..end-1, holding the old one's rows `keep`.
+void lay_out_ring(SearchState& p, uint64_t first, uint64_t end, Rows keep) {
+    Ring ring;
+    ring.assign((end - first) * p.ring_len);
+    for (uint64_t x = 0; !keep.empty() && x < p.ring_len; ++x)
+        std::memcpy(ring.data() + x * (end - first) + (keep.a - first),
+                    p.ring.data() + p.ring_index(x, keep.a), keep.size() * 2);
+    p.ring = std::move(ring);
+    p.ring_first = first;
+    p.ring_stride = end - first;
 }
 
 }  // namespace
@@ -43,54 +72,37 @@ uint64_t move_rows(SearchState& p, const std::vector<uint64_t>& old_starts,
     link.all_or(p.strip.words);
     if (p.has_saved) link.all_or(p.saved.words);
 
-    const uint64_t lo = new_starts[me], hi = new_starts[me + 1], L = p.ring_len;
-    uint64_t gained = 0;
-    for (uint64_t y = lo; y < hi; ++y) gained += owner(old_starts, y) != me;
-    if (L == 0) {  // no ring: only the state moves
-        p.first_row = lo, p.end_row = hi;
+    const Rows before{p.first_row, p.end_row}, now{new_starts[me], new_starts[me + 1]};
+    const Rows keep = overlap(before, now.a, now.b);
+    const uint64_t gained = now.size() - keep.size();
+    if (p.ring_len == 0) {  // no ring: only the state moves
+        p.first_row = now.a, p.end_row = now.b;
         return gained;
     }
     std::vector<std::vector<uint64_t>> out(R);
-    for (uint64_t y = p.first_row; y < p.end_row; ++y)
-        if (const size_t to = owner(new_starts, y); to != me) pack_row(p, y, out[to]);
+    for (size_t r = 0; r < R; ++r)
+        if (const Rows give = overlap(before, new_starts[r], new_starts[r + 1]);
+            r != me && !give.empty())
+            out[r] = pack_rows(p, give);
     const std::vector<std::vector<uint64_t>> in = link.exchange(out);
 
-    const uint64_t stride = hi - lo, old_stride = p.end_row - p.first_row;
-    Ring ring;
-    ring.assign(stride * L);
-    std::vector<uint64_t> last(stride, kNone);
-    // The rows it keeps, a run of each ring column at a time.
-    const uint64_t keep_lo = std::max(lo, p.first_row), keep_hi = std::min(hi, p.end_row);
-    if (keep_lo < keep_hi) {
-        for (uint64_t x = 0; x < L; ++x)
-            std::memcpy(ring.data() + x * stride + (keep_lo - lo),
-                        p.ring.data() + x * old_stride + (keep_lo - p.first_row),
-                        (keep_hi - keep_lo) * sizeof(uint16_t));
-        std::copy(p.last_mismatch.begin() + static_cast<int64_t>(keep_lo - p.first_row),
-                  p.last_mismatch.begin() + static_cast<int64_t>(keep_hi - p.first_row),
-                  last.begin() + static_cast<int64_t>(keep_lo - lo));
-    }
-    // The rows it gains, in the order each sender packed them (rising rows).
-    std::vector<size_t> read(R, 0);
-    for (uint64_t y = lo; y < hi; ++y) {
-        const size_t from = owner(old_starts, y);
-        if (from == me) continue;
-        const std::vector<uint64_t>& words = in[from];
-        if (read[from] + packed_row_words(L) > words.size())
-            throw Error("internal: rank " + std::to_string(from) + " sent too few rows");
-        const uint64_t* w = words.data() + read[from];
-        last[y - lo] = w[0];
-        for (uint64_t x = 0; x < L; ++x)
-            ring.data()[x * stride + (y - lo)] =
-                static_cast<uint16_t>(w[1 + x / 4] >> (16 * (x % 4)));
-        read[from] += packed_row_words(L);
-    }
-    for (size_t r = 0; r < R; ++r)
-        if (read[r] != in[r].size())
-            throw Error("internal: rank " + std::to_string(r) + " sent rows not asked for");
-    p.ring = std::move(ring);
+    std::vector<uint64_t> last(now.size(), kNone);
+    if (!keep.empty())
+        std::copy_n(p.last_mismatch.begin() + static_cast<int64_t>(keep.a - before.a), keep.size(),
+                    last.begin() + static_cast<int64_t>(keep.a - now.a));
+    // The ring is laid out again only when the new rows do not fit its room, and then with room
+    // for half as many rows again above them: rows keep moving the same way as more settle.
+    if (now.a < p.ring_first || now.b > p.ring_first + p.ring_stride)
+        lay_out_ring(p, now.a, std::min(new_starts.back(), now.b + now.size() / 2), keep);
     p.last_mismatch = std::move(last);
-    p.first_row = lo, p.end_row = hi;
+    p.first_row = now.a, p.end_row = now.b;
+    for (size_t r = 0; r < R; ++r) {
+        const Rows take = overlap(now, old_starts[r], old_starts[r + 1]);
+        if (r != me && !take.empty())
+            unpack_rows(p, take, in[r], r);
+        else if (r != me && !in[r].empty())
+            throw Error("internal: rank " + std::to_string(r) + " sent rows not asked for");
+    }
     return gained;
 }
 

@@ -37,12 +37,11 @@ uint64_t speculative_ring(uint64_t rows, uint64_t budget_bytes) {
 
 void record_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g,
                  RecordErrors& errors) {
-    const uint64_t L = p.ring_len, rows = p.end_row - p.first_row, at = y0 - p.first_row;
-    const uint64_t n = y1 - y0;
-    uint16_t* slot = p.ring.data() + (x % L) * rows + at;
+    const uint64_t L = p.ring_len, n = y1 - y0, at = y0 - p.first_row;
+    uint16_t* slot = p.ring.data() + p.ring_index(x, y0);
     // The slot of a later column is L columns old, out of every cache: fetch it while this
     // column's values are converted and compared.
-    const uint16_t* later = p.ring.data() + ((x + 4) % L) * rows + at;
+    const uint16_t* later = p.ring.data() + p.ring_index(x + 4, y0);
     for (uint64_t i = 0; i < n * 2; i += 64)
         __builtin_prefetch(reinterpret_cast<const char*>(later) + i, 1);
     // Branch-free loops the compiler vectorises: the values g - x + 2y, which Landman's bounds

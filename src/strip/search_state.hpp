@@ -57,10 +57,17 @@ struct SearchState {
     // this process's rows first_row..end_row-1 (all of them but with ranks: rank_link.hpp)
     uint64_t first_row = 0, end_row = 0;
     // per-row ring of the last ring_len values of g - x + 2y of this process's rows, at
-    // [x mod ring_len][y - first_row], and the last x with d(x + ring_len) != d(x)
+    // ring_index(x, y), and the last x with d(x + ring_len) != d(x) (at y - first_row)
     uint64_t ring_len = 0;
     std::vector<uint64_t> last_mismatch;  // kNone if none
     Ring ring;
+    // The ring has room for rows ring_first .. ring_first + ring_stride - 1: this process's rows
+    // and, with ranks, rows it may take over later without laying the ring out again
+    // (rank_moves.hpp). Rank 0's ring starts at row 0.
+    uint64_t ring_first = 0, ring_stride = 0;
+    uint64_t ring_index(uint64_t x, uint64_t y) const {
+        return (x % ring_len) * ring_stride + (y - ring_first);
+    }
     // phase 1: rows 0..settled_rows-1 repeat with settled_period (dividing ring_len) and are no
     // longer swept; settled_since: (rows, column) each time more rows settled, in order.
     uint64_t settled_rows = 0, settled_period = 0;
@@ -73,6 +80,8 @@ inline void start_ring(SearchState& p, uint64_t L) {
     p.ring_len = L;
     p.ring.assign(0);
     p.ring.assign(rows * L);
+    p.ring_first = p.first_row;
+    p.ring_stride = rows;
     p.last_mismatch.assign(rows, kNone);
 }
 
