@@ -501,18 +501,20 @@ class Certification {
         result_.rows.resize(stride);
         std::vector<uint16_t> block(P);
         for (uint64_t y = lo; y < p_.end_row; ++y) {
-            CertifiedRowPeriod& r = result_.rows[y - lo];
+            RowPeriod& r = result_.rows[y - lo];
             r.row = y;
-            r.preperiod = p_.last_mismatch[y - lo] == kNone ? 0 : p_.last_mismatch[y - lo] + 1;
+            r.certified = true;
+            Periodicity& f = r.periodicity.emplace();  // periods_observed: 0, not applicable
+            f.preperiod = p_.last_mismatch[y - lo] == kNone ? 0 : p_.last_mismatch[y - lo] + 1;
             // The ring holds columns x0 + 1 .. x0 + P (and more) at x mod L.
             for (uint64_t i = 0; i < P; ++i)
                 block[i] = p_.ring[((p_.x0 + 1 + i) % L) * stride + (y - lo)];
-            r.period = minimal_period(block);
+            f.period = minimal_period(block);
             if (!o_.keep_blocks) continue;
-            r.block.resize(r.period);
-            for (uint64_t i = 0; i < r.period; ++i) {
-                uint64_t c = r.preperiod + i;  // from the preperiod on, r.period-periodic
-                if (c < p_.x0 + 1) c += ((p_.x0 + 1 - c + r.period - 1) / r.period) * r.period;
+            r.block.resize(f.period);
+            for (uint64_t i = 0; i < f.period; ++i) {
+                uint64_t c = f.preperiod + i;  // from the preperiod on, f.period-periodic
+                if (c < p_.x0 + 1) c += ((p_.x0 + 1 - c + f.period - 1) / f.period) * f.period;
                 r.block[i] = block[c - (p_.x0 + 1)];
             }
         }
@@ -523,14 +525,16 @@ class Certification {
     void gather_rows() {
         std::vector<uint64_t> mine;
         for (const auto& r : result_.rows) {
-            mine.insert(mine.end(), {r.row, r.preperiod, r.period, r.block.size()});
+            mine.insert(mine.end(),
+                        {r.row, r.periodicity->preperiod, r.periodicity->period, r.block.size()});
             mine.insert(mine.end(), r.block.begin(), r.block.end());
         }
         result_.rows.clear();
         const std::vector<uint64_t> all = part_.link->gather(mine);
         for (size_t i = 0; i + 4 <= all.size();) {
-            CertifiedRowPeriod r;
-            r.row = all[i], r.preperiod = all[i + 1], r.period = all[i + 2];
+            RowPeriod r;
+            r.row = all[i], r.certified = true;
+            r.periodicity = Periodicity{.period = all[i + 2], .preperiod = all[i + 1]};
             const uint64_t n = all[i + 3];
             i += 4;
             if (n > all.size() - i) throw Error("internal: gathered rows are malformed");
