@@ -11,28 +11,18 @@
 
 #include "grundy/hdf5_reader.hpp"
 #include "grundy/periodicity.hpp"
+#include "grundy/row_period.hpp"
 
 namespace grundy {
 
 // The exact text of the row-period rule, stored with the results so they can be reproduced.
 extern const char* const kRowPeriodCriterion;
 
-struct RowPeriod {
-    uint64_t row = 0;
-    std::optional<Periodicity> periodicity;  // nullopt: undetermined under the criterion
-    std::vector<int64_t> block;              // g(x, y) - x + 2y for one period from preperiod
-};
-
-// The criterion applied to one row g(0, y) .. g(X-1, y).
+// The criterion applied to one row g(0, y) .. g(X-1, y) (certified false; the row-periods CSV:
+// grundy/row_period.hpp).
 RowPeriod row_period(std::span<const uint32_t> row, uint64_t y);
 // Every row of a stored table; rows in parallel (threads 0: OpenMP's default).
 std::vector<RowPeriod> row_periods(const Hdf5TableReader& table, int threads = 0);
-// The row-periods CSV of DESIGN.md, the same for `grundy analyze` and `grundy periods`:
-// row,preperiod,period,periods_observed,certified,block (certified 0 here; block space-separated;
-// preperiod, period and periods_observed empty where the row is undetermined). `comment` lines,
-// if any, come first, each prefixed with "# ". Written whole or not at all (PATH.tmp, renamed).
-void write_row_periods_csv(const std::string& path, const std::vector<RowPeriod>& periods,
-                           const std::vector<std::string>& comment = {});
 
 struct WrongCell {
     uint64_t x = 0, y = 0;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "grundy/engine.hpp"
+#include "grundy/row_period.hpp"
 
 namespace grundy {
 
@@ -18,16 +19,10 @@ namespace strip {
 class RankLink;  // the ranks of an MPI job (src/strip/rank_link.hpp; grundy-mpi sets it)
 }
 
-// Row y's result. The preperiod and period follow the criterion of periodicity.hpp applied to
-// d(x) = g(x, y) - x, but exactly and for ever: the least p with d(x + p) = d(x) for all large
-// x, and the least x0 from which that holds. `block` is g(x, y) - x + 2y for x = preperiod ..
-// preperiod + period - 1 (values 0..3y).
-struct CertifiedRowPeriod {
-    uint64_t row = 0;
-    uint64_t preperiod = 0;
-    uint64_t period = 0;
-    std::vector<uint16_t> block;  // empty unless PeriodsOptions::keep_blocks
-};
+// Row y's result is a RowPeriod (grundy/row_period.hpp) with certified true. Its preperiod and
+// period follow the criterion of periodicity.hpp applied to d(x) = g(x, y) - x, but exactly and
+// for ever: the least p with d(x + p) = d(x) for all large x, and the least x0 from which that
+// holds.
 
 // What a running certification is doing, for a progress printer on another thread.
 struct PeriodsProgress {
@@ -59,7 +54,8 @@ struct PeriodsOptions {
     // Memory for the per-row ring of phase 1 (which spares the second pass when the strip's
     // period divides its length); 0: no ring, always two passes.
     uint64_t ring_budget_bytes = uint64_t{1} << 30;
-    // Whether to keep the blocks (sum of the periods, 2 bytes each: a GB or more for 1024 rows).
+    // Whether to keep the blocks: the sum of the periods in values of 4 bytes (RowPeriod::block),
+    // which grows much faster than the strip's state.
     bool keep_blocks = true;
     // Set by grundy-mpi: this process is one rank of a strip cut into bands of rows, one per
     // rank; every rank calls certify_row_periods with the same options, and rank 0's result
@@ -72,8 +68,8 @@ struct PeriodsResult {
     uint64_t x0 = 0;      // state after column x0 ...
     uint64_t period = 0;  // ... equals the state after column x0 + period (least such period)
     std::string method;   // how the states were compared
-    std::vector<CertifiedRowPeriod> rows;
-    uint64_t columns_swept = 0;  // both phases, this process only
+    std::vector<RowPeriod> rows;  // certified
+    uint64_t columns_swept = 0;   // both phases, this process only
     uint64_t state_bits = 0;
     uint64_t checkpoints_written = 0;
     bool checkpoint_saved = false;  // Interrupted: whether a checkpoint holds the progress
@@ -97,11 +93,6 @@ struct PeriodsResult {
 
 // Throws grundy::Error for bad options and for a corrupt or mismatched checkpoint.
 PeriodsResult certify_row_periods(const PeriodsOptions& options);
-
-// The row-periods CSV of grundy/analysis.hpp, with certified 1 and periods_observed empty (the
-// rows are periodic for ever). Without `blocks` the block column is left empty.
-void write_row_periods_csv(const std::string& path, const PeriodsResult& result,
-                           const std::vector<std::string>& comment = {}, bool blocks = true);
 
 // /analysis/row_periods in a new HDF5 file (the layout of `grundy analyze`, README, with the
 // certificate as the group's attributes).

@@ -3,6 +3,7 @@
 // (one chunk height x all columns), since the criterion needs whole rows; the rows of a band
 // are done in parallel.
 #include <algorithm>
+#include <cstdint>
 
 #include "analysis/passes.hpp"
 #include "grundy/error.hpp"
@@ -27,8 +28,15 @@ RowPeriod row_period(std::span<const uint32_t> row, uint64_t y) {
     result.periodicity = find_row_period(d);
     if (result.periodicity) {
         const uint64_t pre = result.periodicity->preperiod, p = result.periodicity->period;
-        for (uint64_t x = pre; x < pre + p && x < row.size(); ++x)
-            result.block.push_back(d[x] + 2 * static_cast<int64_t>(y));
+        for (uint64_t x = pre; x < pre + p && x < row.size(); ++x) {
+            const int64_t v = d[x] + 2 * static_cast<int64_t>(y);
+            // Outside 32 bits (RowPeriod::block): no block rather than a wrong one.
+            if (v < 0 || v > int64_t{UINT32_MAX}) {
+                result.block.clear();
+                break;
+            }
+            result.block.push_back(static_cast<uint32_t>(v));
+        }
     }
     return result;
 }

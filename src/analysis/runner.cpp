@@ -67,7 +67,7 @@ std::string json_optional(const std::optional<std::string>& s) {
 
 constexpr size_t kRowsShown = 32;  // rows listed in the summary; all are in the CSV and file
 
-std::string block_text(const std::vector<int64_t>& block, size_t limit) {
+std::string block_text(const std::vector<uint32_t>& block, size_t limit) {
     std::string out = "[";
     for (size_t i = 0; i < block.size() && i < limit; ++i)
         analysis::append_all(out, i ? "," : "", block[i]);

@@ -252,12 +252,13 @@ int run(const po::variables_map& v) {
         return kExitNotCertified;
     }
     const bool blocks = !v["no-blocks"].as<bool>();
-    if (v.count("csv")) write_row_periods_csv(v["csv"].as<std::string>(), r, {}, blocks);
+    if (v.count("csv")) write_row_periods_csv(v["csv"].as<std::string>(), r.rows, {}, blocks);
     if (!output.empty()) write_periods_hdf5(output, r, force);
     if (!v.count("csv")) {
         std::cout << "row,preperiod,period,certified,block\n";
         for (const auto& row : r.rows) {
-            std::cout << row.row << ',' << row.preperiod << ',' << row.period << ",1,";
+            std::cout << row.row << ',' << row.periodicity->preperiod << ','
+                      << row.periodicity->period << ",1,";
             for (size_t i = 0; blocks && i < row.block.size(); ++i)
                 std::cout << (i ? " " : "") << row.block[i];
             std::cout << '\n';
@@ -266,8 +267,8 @@ int run(const po::variables_map& v) {
     if (!quiet) {
         uint64_t max_pre = 0, max_per = 0;
         for (const auto& row : r.rows) {
-            max_pre = std::max(max_pre, row.preperiod);
-            max_per = std::max(max_per, row.period);
+            max_pre = std::max(max_pre, row.periodicity->preperiod);
+            max_per = std::max(max_per, row.periodicity->period);
         }
         std::fprintf(
             stderr,

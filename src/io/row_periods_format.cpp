@@ -1,6 +1,6 @@
-// The one row-periods format, in CSV and in HDF5, for the periods under the criterion of a stored
-// table (`grundy analyze`, RowPeriod) and for the certified periods of a strip (`grundy periods`,
-// CertifiedRowPeriod). Both are written by the same code through `Entry`.
+// The one row-periods format, in CSV and in HDF5, of the RowPeriods of grundy/row_period.hpp,
+// whether under the criterion of a stored table (`grundy analyze`) or certified for a strip
+// (`grundy periods`).
 //
 // CSV (header line, one line per row; comment lines "# ..." may come first):
 //   row,preperiod,period,periods_observed,certified,block
@@ -16,7 +16,6 @@
 #include "io/row_periods_format.hpp"
 
 #include <algorithm>
-#include <span>
 
 #include "grundy/error.hpp"
 #include "io/atomic_file.hpp"
@@ -25,64 +24,6 @@
 
 namespace grundy {
 namespace {
-
-// One row as both formats store it.
-template <class Value>
-struct Entry {
-    uint64_t row = 0;
-    bool determined = false, certified = false;
-    uint64_t preperiod = 0, period = 0, periods_observed = 0;
-    std::span<const Value> block;
-};
-
-Entry<int64_t> entry_of(const RowPeriod& r) {
-    Entry<int64_t> e;
-    e.row = r.row;
-    e.block = r.block;
-    if (r.periodicity) {
-        e.determined = true;
-        e.preperiod = r.periodicity->preperiod;
-        e.period = r.periodicity->period;
-        e.periods_observed = r.periodicity->periods_observed;
-    }
-    return e;
-}
-
-Entry<uint16_t> entry_of(const CertifiedRowPeriod& r) {
-    Entry<uint16_t> e;
-    e.row = r.row;
-    e.block = r.block;
-    e.determined = e.certified = true;
-    e.preperiod = r.preperiod;
-    e.period = r.period;
-    return e;
-}
-
-template <class Row>
-void write_csv(const std::string& path, const std::vector<Row>& rows,
-               const std::vector<std::string>& comment, bool blocks) {
-    io::AtomicTextFile out(path);
-    for (const auto& c : comment) out << "# " << c << "\n";
-    out << "row,preperiod,period,periods_observed,certified,block\n";
-    std::string line;
-    for (const Row& r : rows) {
-        const auto e = entry_of(r);
-        line = std::to_string(e.row) + ',';
-        if (e.determined)
-            line += std::to_string(e.preperiod) + ',' + std::to_string(e.period) + ',' +
-                    (e.certified ? std::string() : std::to_string(e.periods_observed)) + ',';
-        else
-            line += ",,,";
-        line += e.certified ? "1," : "0,";
-        for (size_t i = 0; blocks && i < e.block.size(); ++i) {
-            if (i) line += ' ';
-            line += std::to_string(e.block[i]);
-        }
-        line += '\n';
-        out << line;
-    }
-    out.commit();
-}
 
 using io::H5Handle;
 
@@ -100,14 +41,13 @@ void write_vector(hid_t group, const char* name, hid_t mem_type, hid_t file_type
     io::write_attribute(ds.get(), "long_name", long_name);
 }
 
-template <class Value, class Row>
-void write_blocks(hid_t g, const std::vector<Row>& rows, hid_t mem_type, hid_t file_type,
+template <class Value>
+void write_blocks(hid_t g, const std::vector<RowPeriod>& rows, hid_t mem_type, hid_t file_type,
                   const std::string& path) {
     std::vector<Value> values;
     std::vector<uint64_t> offsets{0};
-    for (const Row& r : rows) {
-        const auto e = entry_of(r);
-        for (const auto v : e.block) values.push_back(static_cast<Value>(v));
+    for (const RowPeriod& r : rows) {
+        for (const uint32_t v : r.block) values.push_back(static_cast<Value>(v));
         offsets.push_back(values.size());
     }
     write_vector(g, "block_values", mem_type, file_type, values,
@@ -119,8 +59,36 @@ void write_blocks(hid_t g, const std::vector<Row>& rows, hid_t mem_type, hid_t f
                  path);
 }
 
-template <class Row>
-H5Handle write_group(hid_t analysis, const std::vector<Row>& rows, const std::string& path) {
+}  // namespace
+
+void write_row_periods_csv(const std::string& path, const std::vector<RowPeriod>& rows,
+                           const std::vector<std::string>& comment, bool blocks) {
+    io::AtomicTextFile out(path);
+    for (const auto& c : comment) out << "# " << c << "\n";
+    out << "row,preperiod,period,periods_observed,certified,block\n";
+    std::string line;
+    for (const RowPeriod& r : rows) {
+        line = std::to_string(r.row) + ',';
+        if (const auto& p = r.periodicity)
+            line += std::to_string(p->preperiod) + ',' + std::to_string(p->period) + ',' +
+                    (r.certified ? std::string() : std::to_string(p->periods_observed)) + ',';
+        else
+            line += ",,,";
+        line += r.certified ? "1," : "0,";
+        for (size_t i = 0; blocks && i < r.block.size(); ++i) {
+            if (i) line += ' ';
+            line += std::to_string(r.block[i]);
+        }
+        line += '\n';
+        out << line;
+    }
+    out.commit();
+}
+
+namespace io {
+
+H5Handle write_row_periods_group(hid_t analysis, const std::vector<RowPeriod>& rows,
+                                 const std::string& path) {
     // Earlier layouts: a [rows, 4] dataset row_periods beside row_blocks and row_block_offsets.
     for (const char* old : {"row_periods", "row_blocks", "row_block_offsets"})
         if (H5Lexists(analysis, old, H5P_DEFAULT) > 0) H5Ldelete(analysis, old, H5P_DEFAULT);
@@ -130,14 +98,15 @@ H5Handle write_group(hid_t analysis, const std::vector<Row>& rows, const std::st
     std::vector<uint64_t> row, pre, per, observed;
     std::vector<uint8_t> certified;
     uint64_t largest_row = 0;
-    for (const Row& r : rows) {
-        const auto e = entry_of(r);
-        row.push_back(e.row);
-        pre.push_back(e.preperiod);
-        per.push_back(e.period);
-        observed.push_back(e.periods_observed);
-        certified.push_back(e.certified);
-        largest_row = std::max(largest_row, e.row);
+    for (const RowPeriod& r : rows) {
+        // Zeros where the row is undetermined (a certified row's periods_observed is 0).
+        const Periodicity p = r.periodicity.value_or(Periodicity{});
+        row.push_back(r.row);
+        pre.push_back(p.preperiod);
+        per.push_back(p.period);
+        observed.push_back(p.periods_observed);
+        certified.push_back(r.certified);
+        largest_row = std::max(largest_row, r.row);
     }
     const hid_t g = group.get();
     const struct {
@@ -166,30 +135,6 @@ H5Handle write_group(hid_t analysis, const std::vector<Row>& rows, const std::st
                                     "periods_observed, certified; row i's block is "
                                     "block_values[block_offsets[i]:block_offsets[i + 1]]"));
     return group;
-}
-
-}  // namespace
-
-void write_row_periods_csv(const std::string& path, const std::vector<RowPeriod>& rows,
-                           const std::vector<std::string>& comment) {
-    write_csv(path, rows, comment, true);
-}
-
-void write_row_periods_csv(const std::string& path, const PeriodsResult& result,
-                           const std::vector<std::string>& comment, bool blocks) {
-    write_csv(path, result.rows, comment, blocks);
-}
-
-namespace io {
-
-H5Handle write_row_periods_group(hid_t analysis, const std::vector<RowPeriod>& rows,
-                                 const std::string& path) {
-    return write_group(analysis, rows, path);
-}
-
-H5Handle write_row_periods_group(hid_t analysis, const std::vector<CertifiedRowPeriod>& rows,
-                                 const std::string& path) {
-    return write_group(analysis, rows, path);
 }
 
 }  // namespace io

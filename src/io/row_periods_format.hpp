@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "grundy/analysis.hpp"
-#include "grundy/periods.hpp"
+#include "grundy/row_period.hpp"
 #include "io/h5_handle.hpp"
 
 namespace grundy::io {
@@ -17,8 +16,6 @@ namespace grundy::io {
 // in this layout or the older ones) with one entry per row, and returns it open; the caller
 // adds its attributes (the criterion, or the certificate). `path` names the file in errors.
 H5Handle write_row_periods_group(hid_t analysis, const std::vector<RowPeriod>& rows,
-                                 const std::string& path);
-H5Handle write_row_periods_group(hid_t analysis, const std::vector<CertifiedRowPeriod>& rows,
                                  const std::string& path);
 
 }  // namespace grundy::io

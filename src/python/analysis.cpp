@@ -98,11 +98,16 @@ py::object optional_string(const std::optional<std::string>& s) {
 }  // namespace
 
 void bind_analysis(py::module_& m) {
-    py::class_<RowPeriod>(m, "RowPeriod", R"(The period of one row under the project's criterion.
+    py::class_<RowPeriod>(m, "RowPeriod",
+                          R"(The period of one row, found by row_periods() or certified.
 
-row: y. period, preperiod, periods_observed: None when the row is undetermined (no period p <=
-X/4 with preperiod <= X/2 in the stored columns). block: g(x, y) - x + 2y for one period from
-the preperiod, as a list.)")
+row: y. period, preperiod: of d(x) = g(x, y) - x; None when the row is undetermined (no period p
+<= X/4 with preperiod <= X/2 in the stored columns). certified: True for the rows of
+certify_row_periods(), whose period and preperiod are exact and hold for ever. periods_observed:
+whole periods in the stored columns from the preperiod; None when undetermined or certified.
+block: g(x, y) - x + 2y for x = preperiod .. preperiod + period - 1, a numpy uint32 array (values
+0..3y; empty where one would not fit 32 bits: a row above (2^32 - 1) / 3, or an array that breaks
+Wythoff's bounds).)")
         .def_readonly("row", &RowPeriod::row)
         .def_property_readonly("period",
                                [](const RowPeriod& r) -> py::object {
@@ -116,18 +121,25 @@ the preperiod, as a list.)")
                                })
         .def_property_readonly("periods_observed",
                                [](const RowPeriod& r) -> py::object {
-                                   return r.periodicity ? py::int_(r.periodicity->periods_observed)
-                                                        : py::object(py::none());
+                                   return r.periodicity && !r.certified
+                                              ? py::int_(r.periodicity->periods_observed)
+                                              : py::object(py::none());
                                })
         .def_property_readonly(
             "determined", [](const RowPeriod& r) { return r.periodicity.has_value(); },
-            "Whether the criterion found a period.")
-        .def_readonly("block", &RowPeriod::block)
+            "Whether the row has a period (always, for a certified row).")
+        .def_readonly("certified", &RowPeriod::certified)
+        .def_property_readonly("block",
+                               [](const RowPeriod& r) {
+                                   return py::array_t<uint32_t>(
+                                       static_cast<py::ssize_t>(r.block.size()), r.block.data());
+                               })
         .def("__repr__", [](const RowPeriod& r) {
             if (!r.periodicity) return "RowPeriod(row=" + std::to_string(r.row) + ", undetermined)";
             return "RowPeriod(row=" + std::to_string(r.row) +
                    ", preperiod=" + std::to_string(r.periodicity->preperiod) +
-                   ", period=" + std::to_string(r.periodicity->period) + ")";
+                   ", period=" + std::to_string(r.periodicity->period) +
+                   (r.certified ? ", certified)" : ")");
         });
 
     m.attr("ROW_PERIOD_CRITERION") = kRowPeriodCriterion;

@@ -68,7 +68,8 @@ class RowPeriod:
     preperiod: int | None
     periods_observed: int | None
     determined: bool
-    block: list[int]
+    certified: bool
+    block: npt.NDArray[np.uint32]
 
 class WrongCell:
     x: int
@@ -110,19 +111,13 @@ def properties(table: TableLike, *, threads: int = 0) -> PropertiesReport: ...
 
 # ---- certified periods -------------------------------------------------------------------------
 
-class CertifiedRowPeriod:
-    row: int
-    preperiod: int
-    period: int
-    block: npt.NDArray[np.uint16]
-
 class Certificate:
     status: Literal["certified", "not_certified", "interrupted"]
     certified: bool
     x0: int
     period: int
     method: str
-    rows: list[CertifiedRowPeriod]
+    rows: list[RowPeriod]
     columns_swept: int
     state_bits: int
     checkpoints_written: int

@@ -70,32 +70,14 @@ PeriodsResult certify(py::handle rows, py::handle threads, py::object checkpoint
 }  // namespace
 
 void bind_periods(py::module_& m) {
-    py::class_<CertifiedRowPeriod>(m, "CertifiedRowPeriod",
-                                   R"(Row y's exact period and preperiod, certified for ever.
-
-row, preperiod, period: the least p with g(x + p, y) = g(x, y) + p for all large x, and the
-least x0 from which that holds. block: g(x, y) - x + 2y for x = preperiod .. preperiod +
-period - 1, a numpy uint16 array.)")
-        .def_readonly("row", &CertifiedRowPeriod::row)
-        .def_readonly("preperiod", &CertifiedRowPeriod::preperiod)
-        .def_readonly("period", &CertifiedRowPeriod::period)
-        .def_property_readonly("block",
-                               [](const CertifiedRowPeriod& r) {
-                                   return py::array_t<uint16_t>(
-                                       static_cast<py::ssize_t>(r.block.size()), r.block.data());
-                               })
-        .def("__repr__", [](const CertifiedRowPeriod& r) {
-            return "CertifiedRowPeriod(row=" + std::to_string(r.row) +
-                   ", preperiod=" + std::to_string(r.preperiod) +
-                   ", period=" + std::to_string(r.period) + ")";
-        });
-
     py::class_<PeriodsResult>(m, "Certificate", R"(The result of certify_row_periods().
 
 status: "certified" or "not_certified" (no repeat within max_cols columns). x0, period: the
 strip's state after column x0 equals the one after column x0 + period, which proves every
-row's periodicity from there on. rows: one CertifiedRowPeriod per row (empty unless
-certified). Also method, columns_swept, state_bits, seconds, threads, kernel, second_pass.)")
+row's periodicity from there on. rows: one RowPeriod per row (empty unless certified), with
+certified True: the least p with g(x + p, y) = g(x, y) + p for all large x, the least preperiod
+from which that holds, and the block as a numpy uint32 array. Also method, columns_swept,
+state_bits, seconds, threads, kernel, second_pass.)")
         .def_property_readonly("status",
                                [](const PeriodsResult& r) { return status_name(r.status); })
         .def_property_readonly(

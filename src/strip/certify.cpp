@@ -69,7 +69,7 @@ using namespace grundy::strip;
 using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
-constexpr uint64_t kMaxRows = 16384;  // block values g - x + 2y <= 3y fit 16 bits
+constexpr uint64_t kMaxRows = 16384;  // the ring's values g - x + 2y <= 3y fit 16 bits
 // Columns per block of the threaded sweep: the threads meet at a block's end, where the
 // pipeline drains (up to kStripLag columns of the lowest band's lead), so a block should be much
 // longer than that; and it is the granularity of checkpoints and progress (a few ms at most).
@@ -539,21 +539,22 @@ class Certification {
     // in the ring) and, if asked, its block from the preperiod; with ranks, gathered on rank 0.
     void collect_rows() {
         const uint64_t P = p_.period, lo = p_.first_row;
-        const uint64_t stride = p_.end_row - lo;
-        result_.rows.resize(stride);
+        result_.rows.resize(p_.end_row - lo);
         std::vector<uint16_t> block(P);
         for (uint64_t y = lo; y < p_.end_row; ++y) {
-            CertifiedRowPeriod& r = result_.rows[y - lo];
+            RowPeriod& r = result_.rows[y - lo];
             r.row = y;
-            r.preperiod = p_.last_mismatch[y - lo] == kNone ? 0 : p_.last_mismatch[y - lo] + 1;
+            r.certified = true;
+            Periodicity& f = r.periodicity.emplace();  // periods_observed: 0, not applicable
+            f.preperiod = p_.last_mismatch[y - lo] == kNone ? 0 : p_.last_mismatch[y - lo] + 1;
             // The ring holds columns x0 + 1 .. x0 + P (and more) at x mod L.
             for (uint64_t i = 0; i < P; ++i) block[i] = p_.ring[p_.ring_index(p_.x0 + 1 + i, y)];
-            r.period = minimal_period(block);
+            f.period = minimal_period(block);
             if (!o_.keep_blocks) continue;
-            r.block.resize(r.period);
-            for (uint64_t i = 0; i < r.period; ++i) {
-                uint64_t c = r.preperiod + i;  // from the preperiod on, r.period-periodic
-                if (c < p_.x0 + 1) c += ((p_.x0 + 1 - c + r.period - 1) / r.period) * r.period;
+            r.block.resize(f.period);
+            for (uint64_t i = 0; i < f.period; ++i) {
+                uint64_t c = f.preperiod + i;  // from the preperiod on, f.period-periodic
+                if (c < p_.x0 + 1) c += ((p_.x0 + 1 - c + f.period - 1) / f.period) * f.period;
                 r.block[i] = block[c - (p_.x0 + 1)];
             }
         }
@@ -564,14 +565,16 @@ class Certification {
     void gather_rows() {
         std::vector<uint64_t> mine;
         for (const auto& r : result_.rows) {
-            mine.insert(mine.end(), {r.row, r.preperiod, r.period, r.block.size()});
+            mine.insert(mine.end(),
+                        {r.row, r.periodicity->preperiod, r.periodicity->period, r.block.size()});
             mine.insert(mine.end(), r.block.begin(), r.block.end());
         }
         result_.rows.clear();
         const std::vector<uint64_t> all = part_.link->gather(mine);
         for (size_t i = 0; i + 4 <= all.size();) {
-            CertifiedRowPeriod r;
-            r.row = all[i], r.preperiod = all[i + 1], r.period = all[i + 2];
+            RowPeriod r;
+            r.row = all[i], r.certified = true;
+            r.periodicity = Periodicity{.period = all[i + 2], .preperiod = all[i + 1]};
             const uint64_t n = all[i + 3];
             i += 4;
             if (n > all.size() - i) throw Error("internal: gathered rows are malformed");

@@ -151,7 +151,8 @@ SEED_001_BLOCKS = {1: (0, [3, 3, 0]), 2: (0, [6, 3, 3]), 3: (8, [8, 9, 4, 2, 9, 
 def check_periods(periods):
     assert [p.period for p in periods[:5]] == [1, 3, 3, 6, 12]  # OEIS A004482-A004485
     for y, (x0, block) in SEED_001_BLOCKS.items():
-        assert periods[y].preperiod == x0 and periods[y].block == block
+        assert periods[y].preperiod == x0 and periods[y].block.tolist() == block
+        assert periods[y].block.dtype == np.uint32 and not periods[y].certified
 
 
 def test_row_periods_of_an_array_a_table_and_a_path(tmp_path):
@@ -166,7 +167,7 @@ def test_row_periods_of_an_array_a_table_and_a_path(tmp_path):
     grundy.compute(path, 5, 4096)
     check_periods(grundy.row_periods(path))
     check_periods(grundy.row_periods(grundy.open(path)))
-    assert grundy.row_period(a[3], 3).block == [8, 9, 4, 2, 9, 4]
+    assert grundy.row_period(a[3], 3).block.tolist() == [8, 9, 4, 2, 9, 4]
     assert not grundy.row_period(np.array([5, 1, 7, 2, 9, 0, 4, 4]), 0).determined
 
 
@@ -196,7 +197,9 @@ def test_certified_rows_equal_the_row_periods_of_an_array():
     periods = grundy.row_periods(grundy.table(24, 8192))
     for c, p in zip(cert.rows, periods):
         assert (c.row, c.preperiod, c.period) == (p.row, p.preperiod, p.period)
-        assert list(c.block) == p.block
+        assert c.block.tolist() == p.block.tolist()
+        assert type(c) is type(p) and c.block.dtype == p.block.dtype == np.uint32
+        assert c.certified and c.determined and c.periods_observed is None
 
 
 def test_certification_gives_up_after_max_cols_and_checkpoints(tmp_path):

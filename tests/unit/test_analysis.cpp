@@ -47,11 +47,11 @@ TEST(AnalysisPeriods, SeedBlocks) {
     const std::string path = dir.file("t.h5");
     write_table(path, 4, 512, 64);
     const auto periods = row_periods(Hdf5TableReader(path));
-    EXPECT_EQ(periods[1].block, (std::vector<int64_t>{3, 3, 0}));
-    EXPECT_EQ(periods[2].block, (std::vector<int64_t>{6, 3, 3}));
+    EXPECT_EQ(periods[1].block, (std::vector<uint32_t>{3, 3, 0}));
+    EXPECT_EQ(periods[2].block, (std::vector<uint32_t>{6, 3, 3}));
     ASSERT_TRUE(periods[3].periodicity);
     EXPECT_EQ(periods[3].periodicity->preperiod, 8u);
-    EXPECT_EQ(periods[3].block, (std::vector<int64_t>{8, 9, 4, 2, 9, 4}));
+    EXPECT_EQ(periods[3].block, (std::vector<uint32_t>{8, 9, 4, 2, 9, 4}));
 
     const auto direct = testing::direct_mex_table(4, 512);
     for (uint64_t y = 1; y < 4; ++y) {
@@ -74,7 +74,31 @@ TEST(AnalysisPeriods, SyntheticRowReportsBlockAndCounts) {
     EXPECT_EQ(r.periodicity->period, 5u);
     EXPECT_EQ(r.periodicity->preperiod, 13u);
     EXPECT_EQ(r.periodicity->periods_observed, (1000u - 13u) / 5u);
-    EXPECT_EQ(r.block, (std::vector<int64_t>{24, 21, 21, 27, 22}));
+    EXPECT_EQ(r.block, (std::vector<uint32_t>{24, 21, 21, 27, 22}));
+}
+
+// A block holds g - x + 2y in 32 bits (RowPeriod): up to row (2^32 - 1) / 3 whatever the
+// values, and a row whose block would not fit (above that row, or below Wythoff's bounds) keeps
+// its period but has no block.
+TEST(AnalysisPeriods, BlockOutside32BitsIsLeftEmpty) {
+    constexpr uint64_t top = 1431655765;  // 3 * top = 2^32 - 1
+    std::vector<uint32_t> row;
+    for (uint32_t x = 0; x < 64; ++x) row.push_back(x + uint32_t{top});  // g = x + y: 3y
+    RowPeriod r = row_period(row, top);
+    ASSERT_TRUE(r.periodicity);
+    EXPECT_FALSE(r.certified);
+    EXPECT_EQ(r.periodicity->period, 1u);
+    EXPECT_EQ(r.block, (std::vector<uint32_t>{UINT32_MAX}));
+    r = row_period(row, top + 1);  // d + 2y = 2^32 + 1
+    ASSERT_TRUE(r.periodicity);
+    EXPECT_EQ(r.periodicity->period, 1u);
+    EXPECT_TRUE(r.block.empty());
+    row.assign(64, 0);
+    for (uint32_t x = 1; x < 64; ++x) row[x] = x - 1;  // d(x) = -1 from x = 1: block -1 in row 0
+    r = row_period(row, 0);
+    ASSERT_TRUE(r.periodicity);
+    EXPECT_EQ(r.periodicity->preperiod, 1u);
+    EXPECT_TRUE(r.block.empty());
 }
 
 TEST(AnalysisPeriods, AperiodicRowIsUndetermined) {

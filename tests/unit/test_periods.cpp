@@ -42,21 +42,30 @@ PeriodsResult certify(uint64_t rows) {
     const PeriodsResult r = certify_row_periods(o);
     EXPECT_EQ(r.status, PeriodsResult::Status::Certified);
     EXPECT_EQ(r.rows.size(), rows);
+    // Every row certified, its period known, periods_observed not applicable (0).
+    for (const RowPeriod& row : r.rows) {
+        EXPECT_TRUE(row.certified) << row.row;
+        if (!row.periodicity)
+            ADD_FAILURE() << "row " << row.row << " has no period";
+        else
+            EXPECT_EQ(row.periodicity->periods_observed, 0u) << row.row;
+    }
     return r;
 }
 
 TEST(Periods, FirstRowsAndSeedBlocks) {
     const PeriodsResult r = certify(5);
     const std::vector<uint64_t> periods = {1, 3, 3, 6, 12};  // OEIS A004482-A004485
-    for (uint64_t y = 0; y < 5; ++y) EXPECT_EQ(r.rows[y].period, periods[y]) << "row " << y;
+    for (uint64_t y = 0; y < 5; ++y)
+        EXPECT_EQ(r.rows[y].periodicity->period, periods[y]) << "row " << y;
     // Seed 001: blocks of g - x + 2y; row 3 repeats from x = 8.
-    EXPECT_EQ(r.rows[1].block, (std::vector<uint16_t>{3, 3, 0}));
-    EXPECT_EQ(r.rows[2].block, (std::vector<uint16_t>{6, 3, 3}));
-    EXPECT_EQ(r.rows[3].block, (std::vector<uint16_t>{8, 9, 4, 2, 9, 4}));
-    EXPECT_EQ(r.rows[0].preperiod, 0u);
-    EXPECT_EQ(r.rows[1].preperiod, 0u);
-    EXPECT_EQ(r.rows[2].preperiod, 0u);
-    EXPECT_EQ(r.rows[3].preperiod, 8u);
+    EXPECT_EQ(r.rows[1].block, (std::vector<uint32_t>{3, 3, 0}));
+    EXPECT_EQ(r.rows[2].block, (std::vector<uint32_t>{6, 3, 3}));
+    EXPECT_EQ(r.rows[3].block, (std::vector<uint32_t>{8, 9, 4, 2, 9, 4}));
+    EXPECT_EQ(r.rows[0].periodicity->preperiod, 0u);
+    EXPECT_EQ(r.rows[1].periodicity->preperiod, 0u);
+    EXPECT_EQ(r.rows[2].periodicity->preperiod, 0u);
+    EXPECT_EQ(r.rows[3].periodicity->preperiod, 8u);
 }
 
 MemoryTable table(uint64_t rows, uint64_t cols) {
@@ -77,14 +86,16 @@ TEST(Periods, AgreeWithCriterionOnStoredTable) {
     const PeriodsResult r = certify(Y);
     std::vector<uint64_t> criterion_rows, table_rows;
     for (uint64_t y = 0; y < Y; ++y) {
-        const CertifiedRowPeriod& c = r.rows[y];
+        ASSERT_TRUE(r.rows[y].certified && r.rows[y].periodicity) << "row " << y;
+        const Periodicity& c = *r.rows[y].periodicity;
+        const std::vector<uint32_t>& block = r.rows[y].block;
         std::vector<int64_t> d(X);
         for (uint64_t x = 0; x < X; ++x)
             d[x] = static_cast<int64_t>(t(x, y)) - static_cast<int64_t>(x);
         // The block is g - x + 2y from the preperiod, wherever the table reaches.
         for (uint64_t x = c.preperiod; x < X; ++x)
             ASSERT_EQ(d[x] + 2 * static_cast<int64_t>(y),
-                      static_cast<int64_t>(c.block[(x - c.preperiod) % c.period]))
+                      static_cast<int64_t>(block[(x - c.preperiod) % c.period]))
                 << "row " << y << " x " << x;
         // Where the criterion can see the answer (preperiod <= n/2, a few periods after it),
         // it must find exactly the certified values.
@@ -185,8 +196,9 @@ TEST(Periods, RingAndSecondPassAgree) {
         EXPECT_EQ(r->period, one.period);
         ASSERT_EQ(r->rows.size(), one.rows.size());
         for (size_t y = 0; y < one.rows.size(); ++y) {
-            EXPECT_EQ(r->rows[y].preperiod, one.rows[y].preperiod) << y;
-            EXPECT_EQ(r->rows[y].period, one.rows[y].period) << y;
+            ASSERT_TRUE(r->rows[y].periodicity && one.rows[y].periodicity) << y;
+            EXPECT_EQ(r->rows[y].periodicity->preperiod, one.rows[y].periodicity->preperiod) << y;
+            EXPECT_EQ(r->rows[y].periodicity->period, one.rows[y].periodicity->period) << y;
             EXPECT_EQ(r->rows[y].block, one.rows[y].block) << y;
         }
     }
@@ -341,10 +353,11 @@ TEST(PeriodsThreads, Rows256MatchTheCommittedResult) {
     std::string line;
     ASSERT_TRUE(std::getline(in, line));
     ASSERT_EQ(line.rfind("row,preperiod,period,certified", 0), 0u);
-    for (const CertifiedRowPeriod& row : r.rows) {
+    for (const RowPeriod& row : r.rows) {
         ASSERT_TRUE(std::getline(in, line));
         std::ostringstream expected;
-        expected << row.row << ',' << row.preperiod << ',' << row.period << ",1,";
+        expected << row.row << ',' << row.periodicity->preperiod << ',' << row.periodicity->period
+                 << ",1,";
         EXPECT_EQ(line, expected.str());
     }
 }
@@ -357,8 +370,9 @@ void expect_same_certificate(const PeriodsResult& r, const PeriodsResult& ref) {
     EXPECT_EQ(r.period, ref.period);
     ASSERT_EQ(r.rows.size(), ref.rows.size());
     for (size_t y = 0; y < ref.rows.size(); ++y) {
-        EXPECT_EQ(r.rows[y].preperiod, ref.rows[y].preperiod) << y;
-        EXPECT_EQ(r.rows[y].period, ref.rows[y].period) << y;
+        ASSERT_TRUE(r.rows[y].periodicity && ref.rows[y].periodicity) << y;
+        EXPECT_EQ(r.rows[y].periodicity->preperiod, ref.rows[y].periodicity->preperiod) << y;
+        EXPECT_EQ(r.rows[y].periodicity->period, ref.rows[y].periodicity->period) << y;
         EXPECT_EQ(r.rows[y].block, ref.rows[y].block) << y;
     }
 }
