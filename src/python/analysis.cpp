@@ -95,6 +95,18 @@ py::object optional_string(const std::optional<std::string>& s) {
     "other integer types are converted), a grundy.Table or the path of a stored table. "   \
     "The GIL is released while the pass runs."
 
+// Binds name(table, *, threads=0): pass(source, threads) on an array, a Table or a path.
+template <class Pass>
+void def_table_pass(py::module_& m, const char* name, Pass pass, const char* doc) {
+    m.def(
+        name,
+        [pass](py::handle table, py::handle threads) {
+            const int t = threads_arg(threads);
+            return run_on(table, [&](const auto& source) { return pass(source, t); });
+        },
+        py::arg("table"), py::kw_only(), py::arg("threads") = 0, doc);
+}
+
 }  // namespace
 
 void bind_analysis(py::module_& m) {
@@ -144,13 +156,8 @@ Wythoff's bounds).)")
 
     m.attr("ROW_PERIOD_CRITERION") = kRowPeriodCriterion;
 
-    m.def(
-        "row_periods",
-        [](py::handle table, py::handle threads) {
-            const int t = threads_arg(threads);
-            return run_on(table, [t](const auto& source) { return row_periods(source, t); });
-        },
-        py::arg("table"), py::kw_only(), py::arg("threads") = 0,
+    def_table_pass(
+        m, "row_periods", [](const auto& source, int t) { return row_periods(source, t); },
         R"(row_periods(table, *, threads=0) -> list[RowPeriod]
 
 The period of every row by the project's one criterion (grundy.ROW_PERIOD_CRITERION, as
@@ -198,13 +205,8 @@ The criterion of row_periods applied to one row: row[x] = g(x, y) for x = 0..len
                    std::to_string(r.cells_checked) + " cells checked)";
         });
 
-    m.def(
-        "verify",
-        [](py::handle table, py::handle threads) {
-            const int t = threads_arg(threads);
-            return run_on(table, [t](const auto& source) { return verify_table(source, t); });
-        },
-        py::arg("table"), py::kw_only(), py::arg("threads") = 0,
+    def_table_pass(
+        m, "verify", [](const auto& source, int t) { return verify_table(source, t); },
         R"(verify(table, *, threads=0) -> VerifyReport
 
 Every cell against the mex of its options (as `grundy verify`), by a method that shares no code
@@ -225,13 +227,8 @@ with the engine; report.wrong names the first wrong cell. )" GRUNDY_TABLE_ARG);
                    r.first_disagreement.value_or("ok") + ")";
         });
 
-    m.def(
-        "p_positions",
-        [](py::handle table, py::handle threads) {
-            const int t = threads_arg(threads);
-            return run_on(table, [t](const auto& source) { return check_ppositions(source, t); });
-        },
-        py::arg("table"), py::kw_only(), py::arg("threads") = 0,
+    def_table_pass(
+        m, "p_positions", [](const auto& source, int t) { return check_ppositions(source, t); },
         R"(p_positions(table, *, threads=0) -> PPositionReport
 
 The zeros of the table against the P-positions (a_n, a_n + n) and (a_n + n, a_n), a_n =
@@ -269,13 +266,8 @@ floor(n phi) in exact integers. )" GRUNDY_TABLE_ARG);
             return s + ")";
         });
 
-    m.def(
-        "properties",
-        [](py::handle table, py::handle threads) {
-            const int t = threads_arg(threads);
-            return run_on(table, [t](const auto& source) { return check_properties(source, t); });
-        },
-        py::arg("table"), py::kw_only(), py::arg("threads") = 0,
+    def_table_pass(
+        m, "properties", [](const auto& source, int t) { return check_properties(source, t); },
         R"(properties(table, *, threads=0) -> PropertiesReport
 
 The known properties, as `grundy analyze`: symmetry, the bounds x - 2y <= g <= x + y, no value

@@ -105,6 +105,18 @@ const char* kSumDoc =
     "form. Wythoff values come from `table` (a stored table's path) or are computed for the "
     "rectangle the sum needs (at most max_cells cells, on `threads` threads).";
 
+// Binds name(x, y): the position after move(x, y), or None where it has none.
+template <class Move>
+void def_optional_move(py::module_& m, const char* name, Move move, const char* doc) {
+    m.def(
+        name,
+        [move](py::handle x, py::handle y) -> py::object {
+            const auto p = move(coordinate(x, "X"), coordinate(y, "Y"));
+            return p ? py::object(pair(*p)) : py::object(py::none());
+        },
+        py::arg("x"), py::arg("y"), doc);
+}
+
 }  // namespace
 
 void bind_play(py::module_& m) {
@@ -134,22 +146,12 @@ void bind_play(py::module_& m) {
 Every winning move of Wythoff's game from (x, y) as the position after it (at most three:
 down the column, along the row, along the diagonal), best first: fewest tokens taken, then the
 smaller position. Empty at a P-position. Exact for x, y up to 2^63 - 1 (ValueError beyond).)");
-    m.def(
-        "winning_move",
-        [](py::handle x, py::handle y) -> py::object {
-            const auto p = wythoff_winning_move(coordinate(x, "X"), coordinate(y, "Y"));
-            return p ? py::object(pair(*p)) : py::object(py::none());
-        },
-        py::arg("x"), py::arg("y"),
+    def_optional_move(
+        m, "winning_move", wythoff_winning_move,
         "winning_move(x, y) -> tuple[int, int] | None\n\nThe best of winning_moves(x, y) (the "
         "move `grundy move X Y` prints), or None at a P-position.");
-    m.def(
-        "losing_move",
-        [](py::handle x, py::handle y) -> py::object {
-            const auto p = wythoff_losing_move(coordinate(x, "X"), coordinate(y, "Y"));
-            return p ? py::object(pair(*p)) : py::object(py::none());
-        },
-        py::arg("x"), py::arg("y"),
+    def_optional_move(
+        m, "losing_move", wythoff_losing_move,
         "The move of a player who is lost: one token from the larger heap, which makes the game "
         "last longest. None at (0, 0).");
     m.def(
