@@ -48,8 +48,21 @@ void unpack_rows(SearchState& p, Rows r, const std::vector<uint64_t>& in, size_t
         std::memcpy(p.ring.data() + p.ring_index(x, r.a), bytes + x * k * 2, k * 2);
 }
 
-// A new ring with room for rows first..end-1, holding the old one's rows `keep`.
+// A new ring with room for rows first..end-1, holding the old one's rows `keep`. Where the
+// room only grows at the top (rank 0's always does), in place: the ring grows, and each
+// column's rows move up to their new place, the last column first so that no column is
+// overwritten before it has moved; so rank 0 never holds two rings at once.
 void lay_out_ring(SearchState& p, uint64_t first, uint64_t end, Rows keep) {
+    const uint64_t stride = end - first, old_stride = p.ring_stride;
+    if (first == p.ring_first && stride >= old_stride) {
+        p.ring.grow(stride * p.ring_len);
+        uint16_t* ring = p.ring.data();
+        const uint64_t at = keep.a - first;
+        for (uint64_t x = p.ring_len; !keep.empty() && x-- > 0;)
+            std::memmove(ring + x * stride + at, ring + x * old_stride + at, keep.size() * 2);
+        p.ring_stride = stride;
+        return;
+    }
     Ring ring;
     ring.assign((end - first) * p.ring_len);
     for (uint64_t x = 0; !keep.empty() && x < p.ring_len; ++x)

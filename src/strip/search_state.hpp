@@ -30,6 +30,16 @@ class Ring {
         if (!data_) throw std::bad_alloc();
         size_ = n;
     }
+    // To n >= size() values, keeping the first size() (the others are not set): realloc, which
+    // for a buffer this large remaps its pages instead of copying them.
+    void grow(uint64_t n) {
+        if (n <= size_) return;
+        void* q = std::realloc(data_.get(), n * sizeof(uint16_t));
+        if (!q) throw std::bad_alloc();
+        (void)data_.release();
+        data_.reset(static_cast<uint16_t*>(q));
+        size_ = n;
+    }
     uint16_t* data() { return data_.get(); }
     const uint16_t* data() const { return data_.get(); }
     uint64_t size() const { return size_; }
