@@ -50,6 +50,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <thread>
 
 #include "grundy/error.hpp"
@@ -77,6 +78,8 @@ constexpr uint64_t kBlockColumns = 65536;
 // With ranks, the rows are cut again once the busiest rank has this much more than its share of
 // the work per column: each cut moves rows' rings between ranks, so not for every settled row.
 constexpr double kRebalanceAbove = 1.05;
+// Rows whose blocks collect_rows takes from the ring in one pass.
+constexpr uint64_t kCollectRows = 64;
 
 // --- the two phases ----------------------------------------------------------------------
 
@@ -537,18 +540,43 @@ class Certification {
 
     // Each row's exact preperiod (its last mismatch), minimal period (of one P-block from x0 + 1
     // in the ring) and, if asked, its block from the preperiod; with ranks, gathered on rank 0.
+    // The ring holds columns x0 + 1 .. x0 + P (and more) at x mod L; the rows are taken a group
+    // at a time, in one pass over those P ring columns per group (a row at a time would read
+    // one value per ring column, P cache misses per row), the groups on the threads.
     void collect_rows() {
-        const uint64_t P = p_.period, lo = p_.first_row;
-        result_.rows.resize(p_.end_row - lo);
-        std::vector<uint16_t> block(P);
-        for (uint64_t y = lo; y < p_.end_row; ++y) {
-            RowPeriod& r = result_.rows[y - lo];
+        const uint64_t lo = p_.first_row, n = p_.end_row - lo;
+        result_.rows.resize(n);
+        const auto groups = static_cast<int64_t>((n + kCollectRows - 1) / kCollectRows);
+#pragma omp parallel num_threads(std::max(o_.threads, 1))
+        {
+            std::vector<uint16_t> blocks;
+#pragma omp for schedule(dynamic)
+            for (int64_t k = 0; k < groups; ++k) {
+                const uint64_t y0 = lo + static_cast<uint64_t>(k) * kCollectRows;
+                collect_group(y0, std::min(p_.end_row, y0 + kCollectRows), blocks);
+            }
+        }
+        if (part_.link) gather_rows();
+    }
+
+    // Rows y0..y1-1: one P-block each (blocks[(y - y0) * P + i] is column x0 + 1 + i), then
+    // each row's results.
+    void collect_group(uint64_t y0, uint64_t y1, std::vector<uint16_t>& blocks) {
+        const uint64_t P = p_.period, count = y1 - y0;
+        blocks.resize(count * P);
+        for (uint64_t i = 0, slot = (p_.x0 + 1) % p_.ring_len; i < P; ++i) {
+            const uint16_t* column = p_.ring.data() + slot * p_.ring_stride + (y0 - p_.ring_first);
+            for (uint64_t k = 0; k < count; ++k) blocks[k * P + i] = column[k];
+            if (++slot == p_.ring_len) slot = 0;
+        }
+        for (uint64_t y = y0; y < y1; ++y) {
+            const std::span<const uint16_t> block(blocks.data() + (y - y0) * P, P);
+            RowPeriod& r = result_.rows[y - p_.first_row];
             r.row = y;
             r.certified = true;
             Periodicity& f = r.periodicity.emplace();  // periods_observed: 0, not applicable
-            f.preperiod = p_.last_mismatch[y - lo] == kNone ? 0 : p_.last_mismatch[y - lo] + 1;
-            // The ring holds columns x0 + 1 .. x0 + P (and more) at x mod L.
-            for (uint64_t i = 0; i < P; ++i) block[i] = p_.ring[p_.ring_index(p_.x0 + 1 + i, y)];
+            const uint64_t last = p_.last_mismatch[y - p_.first_row];
+            f.preperiod = last == kNone ? 0 : last + 1;
             f.period = minimal_period(block);
             if (!o_.keep_blocks) continue;
             r.block.resize(f.period);
@@ -558,7 +586,6 @@ class Certification {
                 r.block[i] = block[c - (p_.x0 + 1)];
             }
         }
-        if (part_.link) gather_rows();
     }
 
     // Every rank's rows to rank 0, as words: row, preperiod, period, block length, block.

@@ -13,7 +13,7 @@ namespace {
 constexpr uint64_t kRecordChunk = 256;
 }  // namespace
 
-uint64_t minimal_period(const std::vector<uint16_t>& block) {
+uint64_t minimal_period(std::span<const uint16_t> block) {
     const uint64_t P = block.size();
     for (uint64_t q = 1; q < P; ++q) {
         if (P % q) continue;

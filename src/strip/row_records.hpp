@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include "strip/search_state.hpp"
@@ -13,7 +14,7 @@ namespace grundy::strip {
 
 // The least divisor q of P for which `block` (one whole period of a P-periodic sequence) is
 // q-periodic cyclically, hence q-periodic for ever.
-uint64_t minimal_period(const std::vector<uint16_t>& block);
+uint64_t minimal_period(std::span<const uint16_t> block);
 
 // The ring length phase 1 tries (certify.cpp), within `budget_bytes`; 0: no ring.
 uint64_t speculative_ring(uint64_t rows, uint64_t budget_bytes);
