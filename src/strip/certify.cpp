@@ -46,6 +46,7 @@
 #include "grundy/periods.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -78,6 +79,9 @@ constexpr uint64_t kBlockColumns = 65536;
 // With ranks, the rows are cut again once the busiest rank has this much more than its share of
 // the work per column: each cut moves rows' rings between ranks, so not for every settled row.
 constexpr double kRebalanceAbove = 1.05;
+// ... and looked at whenever rows settle, and at least every this many blocks (RankLoad's
+// measurements change the cut too).
+constexpr uint64_t kLookEveryBlocks = 8;
 // Rows whose blocks collect_rows takes from the ring in one pass.
 constexpr uint64_t kCollectRows = 64;
 
@@ -218,6 +222,47 @@ class SettleGrowth {
 
   private:
     std::vector<std::pair<uint64_t, uint64_t>> points_;
+};
+
+// With ranks: how much work per column rank 0 does beyond its swept rows' modeled cost (the
+// settled rows' tables copied into every column, the records of recently settled rows, the
+// messages it packs), in units of the other ranks' measured time per modeled unit, so that the
+// cut can leave rank 0 fewer rows. Busy time is a block's time less the time spent waiting for
+// messages.
+class RankLoad {
+  public:
+    void add(double busy, double units, uint64_t columns) {
+        busy_ += busy, units_ += units, columns_ += columns;
+    }
+
+    // Every rank at once: the measurements since the last call, combined into the same estimate
+    // on every rank (a running mean: one slow moment of one rank moves it only halfway).
+    double rank0_extra(strip::RankLink& link) {
+        const auto R = static_cast<size_t>(link.ranks()), me = static_cast<size_t>(link.rank());
+        std::vector<uint64_t> v(2 * R, 0);
+        v[2 * me] = std::bit_cast<uint64_t>(busy_);
+        v[2 * me + 1] = std::bit_cast<uint64_t>(units_);
+        link.all_or(v);
+        double busy = 0, units = 0;
+        for (size_t r = 1; r < R; ++r)
+            busy += std::bit_cast<double>(v[2 * r]), units += std::bit_cast<double>(v[2 * r + 1]);
+        if (busy > 0 && units > 0 && columns_ > 0) {
+            const double busy0 = std::bit_cast<double>(v[0]), units0 = std::bit_cast<double>(v[1]);
+            const double excess =
+                std::max(0.0, (busy0 * units / busy - units0) / static_cast<double>(columns_));
+            extra_ = measured_ ? (extra_ + excess) / 2 : excess;
+            measured_ = true;
+        }
+        busy_ = units_ = 0;
+        columns_ = 0;
+        return extra_;
+    }
+
+  private:
+    double busy_ = 0, units_ = 0;
+    uint64_t columns_ = 0;
+    double extra_ = 0;
+    bool measured_ = false;
 };
 
 // One run of certify_row_periods, in its steps: phase 1 block by block (each block swept by all
@@ -361,7 +406,7 @@ class Certification {
                 b.compare = &p_.saved;
                 b.matched_rows = &matched_rows_;
             }
-            strip_->advance_block(b);
+            sweep_block(b);
             uint64_t processed = 0;
             const bool done = walk_block(next, end, comparing, processed);
             result_.columns_swept += processed;
@@ -462,11 +507,29 @@ class Certification {
     // With ranks: once rank 0's settled rows leave the busiest rank clearly more than its share
     // of the work, the rows are cut again and change hands (rank_moves.hpp). Every rank decides
     // alike: the settled rows are the same on each.
+    // The strip's next block; with ranks, timed for RankLoad.
+    void sweep_block(const engine::StripBlock& b) {
+        if (!part_.link) return strip_->advance_block(b);
+        const auto start = Clock::now();
+        const double waited = part_.link->wait_seconds();
+        strip_->advance_block(b);
+        const double busy = std::chrono::duration<double>(Clock::now() - start).count() -
+                            (part_.link->wait_seconds() - waited);
+        double units = 0;  // the modeled work per column of the rows it swept
+        for (uint64_t y = std::max(part_.lo, strip_->settled_rows()); y < part_.hi; ++y)
+            units += static_cast<double>(engine::strip_row_cost(y));
+        load_.add(busy, units * static_cast<double>(b.columns), b.columns);
+    }
+
     void rebalance() {
-        if (!part_.link || part_.link->ranks() == 1 || settled_.rows == balanced_for_) return;
+        if (!part_.link || part_.link->ranks() == 1) return;
+        if (settled_.rows == balanced_for_ && ++blocks_since_look_ < kLookEveryBlocks) return;
         balanced_for_ = settled_.rows;
-        if (cut_imbalance(starts_, settled_.rows) <= kRebalanceAbove) return;
-        const std::vector<uint64_t> starts = cut_rank_rows(Y_, part_.link->ranks(), settled_.rows);
+        blocks_since_look_ = 0;
+        const double extra = load_.rank0_extra(*part_.link);
+        if (cut_imbalance(starts_, settled_.rows, extra) <= kRebalanceAbove) return;
+        const std::vector<uint64_t> starts =
+            cut_rank_rows(Y_, part_.link->ranks(), settled_.rows, extra);
         if (starts == starts_) return;
         strip_->snapshot(p_.strip);
         result_.rows_moved += move_rows(p_, starts_, starts, *part_.link);
@@ -630,6 +693,8 @@ class Certification {
     engine::SettledRows settled_;   // the lowest rows whose sub-strip has repeated
     uint64_t unrecorded_rows_ = 0;  // in this block (rows_repeating_in_ring)
     uint64_t balanced_for_ = 0;     // the settled rows when the cut was last looked at
+    uint64_t blocks_since_look_ = 0;
+    RankLoad load_;
     SettleGrowth growth_;
 };
 

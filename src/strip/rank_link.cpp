@@ -23,7 +23,8 @@ std::vector<double> unsettled_work(uint64_t rows, uint64_t settled) {
 }
 }  // namespace
 
-std::vector<uint64_t> cut_rank_rows(uint64_t rows, int ranks, uint64_t settled) {
+std::vector<uint64_t> cut_rank_rows(uint64_t rows, int ranks, uint64_t settled,
+                                    double rank0_extra) {
     const uint64_t R = ranks > 0 ? static_cast<uint64_t>(ranks) : 1;
     if (rows < kMinRankRows * R)
         throw ArgumentError("{rows} " + std::to_string(rows) + " are too few for " +
@@ -40,7 +41,10 @@ std::vector<uint64_t> cut_rank_rows(uint64_t rows, int ranks, uint64_t settled) 
         const uint64_t lo =
             k == 1 ? std::max(settled + 1, kMinRankRows) : starts.back() + kMinRankRows;
         const uint64_t hi = rows - kMinRankRows * (R - k);
-        const double goal = work[rows] * static_cast<double>(k) / static_cast<double>(R);
+        // Rank 0 carries its extra work besides its rows'.
+        const double goal =
+            (work[rows] + rank0_extra) * static_cast<double>(k) / static_cast<double>(R) -
+            rank0_extra;
         uint64_t y =
             static_cast<uint64_t>(std::lower_bound(work.begin() + static_cast<int64_t>(lo),
                                                    work.begin() + static_cast<int64_t>(hi), goal) -
@@ -52,15 +56,16 @@ std::vector<uint64_t> cut_rank_rows(uint64_t rows, int ranks, uint64_t settled) 
     return starts;
 }
 
-double cut_imbalance(const std::vector<uint64_t>& starts, uint64_t settled) {
+double cut_imbalance(const std::vector<uint64_t>& starts, uint64_t settled, double rank0_extra) {
     const uint64_t rows = starts.back();
     const std::vector<double> work = unsettled_work(rows, settled);
     const auto R = static_cast<double>(starts.size() - 1);
     if (work[rows] <= 0) return 1.0;
     double busiest = 0;
     for (size_t r = 0; r + 1 < starts.size(); ++r)
-        busiest = std::max(busiest, work[starts[r + 1]] - work[starts[r]]);
-    return busiest * R / work[rows];
+        busiest =
+            std::max(busiest, work[starts[r + 1]] - work[starts[r]] + (r == 0 ? rank0_extra : 0));
+    return busiest * R / (work[rows] + rank0_extra);
 }
 
 }  // namespace grundy::strip

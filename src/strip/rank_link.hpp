@@ -56,12 +56,15 @@ class RankLink {
 
 // The first row of each rank's rows, then `rows`: R bands of equal work per column under the
 // strip's cost model (strip_row_cost), where rows 0..settled-1 have settled (they cost nothing
-// per column) and stay with rank 0, above which rank 0 keeps at least one row to sweep. At least
-// 2 rows for every other rank; throws grundy::ArgumentError when there are too few rows.
-std::vector<uint64_t> cut_rank_rows(uint64_t rows, int ranks, uint64_t settled = 0);
+// per column) and stay with rank 0, above which rank 0 keeps at least one row to sweep, and
+// where rank 0 has `rank0_extra` units of other work per column (what its settled rows still
+// cost: measured by Certification). At least 2 rows for every other rank; throws
+// grundy::ArgumentError when there are too few rows.
+std::vector<uint64_t> cut_rank_rows(uint64_t rows, int ranks, uint64_t settled = 0,
+                                    double rank0_extra = 0);
 
-// The work per column of the busiest rank of the cut `starts` with rows 0..settled-1 settled,
-// over the mean: 1 for a perfect cut.
-double cut_imbalance(const std::vector<uint64_t>& starts, uint64_t settled);
+// The work per column of the busiest rank of the cut `starts` with rows 0..settled-1 settled
+// (and rank 0's extra work), over the mean: 1 for a perfect cut.
+double cut_imbalance(const std::vector<uint64_t>& starts, uint64_t settled, double rank0_extra = 0);
 
 }  // namespace grundy::strip

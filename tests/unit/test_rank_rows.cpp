@@ -54,6 +54,23 @@ TEST(RankRows, EqualSharesOfTheRowsNotSettled) {
     EXPECT_EQ(strip::cut_rank_rows(512, 1, 300), (std::vector<uint64_t>{0, 512}));
 }
 
+TEST(RankRows, RankZerosExtraWorkLeavesItFewerRows) {
+    // Work rank 0 does besides its rows (measured during a run) counts as part of its share.
+    const double extra = 20.0 * static_cast<double>(engine::strip_row_cost(300));
+    for (const int R : {2, 4}) {
+        const auto plain = strip::cut_rank_rows(512, R, 200);
+        const auto s = strip::cut_rank_rows(512, R, 200, extra);
+        EXPECT_LT(s[1], plain[1]);
+        const double mean = (static_cast<double>(work(0, 512, 200)) + extra) / R;
+        EXPECT_NEAR(static_cast<double>(work(0, s[1], 200)) + extra, mean,
+                    static_cast<double>(engine::strip_row_cost(512)));
+        for (int r = 1; r < R; ++r)
+            EXPECT_NEAR(static_cast<double>(work(s[r], s[r + 1], 200)), mean,
+                        static_cast<double>(engine::strip_row_cost(512)));
+        EXPECT_LT(strip::cut_imbalance(s, 200, extra), strip::cut_imbalance(plain, 200, extra));
+    }
+}
+
 TEST(RankRows, SettlingUnbalancesTheCutItWasMadeFor) {
     // Rank 0's rows stop costing as they settle: a cut made before has rank 1 doing most of the
     // work, which is what Certification cuts again for.
