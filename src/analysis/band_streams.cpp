@@ -11,7 +11,7 @@
 #include <future>
 #include <new>
 
-#include "analysis/huge_array.hpp"
+#include "engine/big_memory.hpp"
 #include "grundy/array_analysis.hpp"
 #include "grundy/error.hpp"
 #include "io/stored_chunks.hpp"
@@ -93,7 +93,7 @@ bool run_band(const RowBand& band, uint64_t pieces, std::span<RowBandPass* const
 struct RowBandStart {
     int threads = 0;
     uint64_t stride = 0;
-    HugeArray<uint32_t> memory;
+    engine::HugeArray<uint32_t> memory;
 };
 
 RowBandStart start_row_bands(std::span<RowBandPass* const> passes, int threads, uint64_t rows,
@@ -103,7 +103,7 @@ RowBandStart start_row_bands(std::span<RowBandPass* const> passes, int threads, 
     for (RowBandPass* p : passes) p->begin(s.threads);
     if (rows == 0 || cols == 0) return s;
     s.stride = cols + 16;
-    s.memory.reset(static_cast<uint32_t*>(huge_alloc(height * s.stride * sizeof(uint32_t))));
+    s.memory = engine::huge_array<uint32_t>(height * s.stride);
     return s;
 }
 

@@ -129,7 +129,7 @@ PropertiesPass::PropertiesPass(uint64_t rows, uint64_t cols, uint64_t column_ban
         col_offset_[x + 1] = col_offset_[x] + (set ? (x + rows - 1) / 64 + 1 - col_first_[x] : 0);
     }
     // Huge pages: the column checks walk 50 MB of sets at random on a 16384^2 table.
-    col_bits_.reset(static_cast<uint64_t*>(huge_alloc(col_offset_[cols] * sizeof(uint64_t))));
+    col_bits_ = engine::huge_array<uint64_t>(col_offset_[cols]);
     std::fill_n(col_bits_.get(), col_offset_[cols], 0);
 }
 
