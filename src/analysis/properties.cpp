@@ -10,6 +10,7 @@
 // columns values up to x + y from their window start on, diagonals every value up to x + y.
 #include "analysis/message.hpp"
 #include "analysis/passes.hpp"
+#include "engine/simd_clones.hpp"
 
 #include <omp.h>
 
@@ -53,7 +54,7 @@ constexpr uint64_t kNarrow = uint64_t{1} << 29;
 // Whether every value of row y from column x0 to x1 - 1 lies in its bounds
 // [max(0, x - 2y, y - 2x), x + y]; no branch per cell, so the compiler vectorises it. Only for
 // x1 + y < kNarrow.
-bool row_in_bounds(const uint32_t* row, uint64_t x0, uint64_t x1, uint64_t y) {
+GRUNDY_SIMD_CLONES bool row_in_bounds(const uint32_t* row, uint64_t x0, uint64_t x1, uint64_t y) {
     const int32_t ys = static_cast<int32_t>(y);
     const uint32_t end = static_cast<uint32_t>(x1);  // a 32-bit counter, or no vectorising
     uint32_t bad = 0;
@@ -67,10 +68,26 @@ bool row_in_bounds(const uint32_t* row, uint64_t x0, uint64_t x1, uint64_t y) {
 }
 
 // Sum of weight[x] * row[x] over [x0, x1) (vectorised too).
-uint64_t weighted_sum(const uint32_t* row, const uint64_t* weight, uint64_t x0, uint64_t x1) {
+GRUNDY_SIMD_CLONES uint64_t weighted_sum(const uint32_t* row, const uint64_t* weight, uint64_t x0,
+                                         uint64_t x1) {
     uint64_t sum = 0;
     for (uint64_t x = x0; x < x1; ++x) sum += weight[x] * row[x];
     return sum;
+}
+
+// print[i] += weight * values[i] for i < n (vectorised).
+GRUNDY_SIMD_CLONES void add_weighted(uint64_t* print, const uint32_t* values, uint64_t weight,
+                                     uint64_t n) {
+    for (uint64_t i = 0; i < n; ++i) print[i] += weight * values[i];
+}
+
+// Nonzero unless every values[i] (i < n) lies in [low[i], top + i]: the bounds and the set
+// windows of a row's segment of columns or diagonals, with no branch per cell (vectorised).
+GRUNDY_SIMD_CLONES uint32_t outside(const uint32_t* values, uint32_t top, const uint32_t* low,
+                                    uint32_t n) {
+    uint32_t bad = 0;
+    for (uint32_t i = 0; i < n; ++i) bad |= (values[i] > top + i) | (values[i] < low[i]);
+    return bad;
 }
 
 }  // namespace
@@ -226,8 +243,8 @@ void PropertiesPass::column_prints(const RowBand& b, uint64_t x_begin, uint64_t 
     uint64_t* print = col_print_.data();
     for (uint64_t y = std::max(b.y0, x_begin + 1); y < std::min(b.y0 + b.height, M_); ++y) {
         const uint32_t* row = b.row(y);
-        const uint64_t weight = weight_[y];
-        for (uint64_t x = x_begin; x < std::min(x_end, y); ++x) print[x] += weight * row[x];
+        if (x_begin < std::min(x_end, y))
+            add_weighted(print + x_begin, row + x_begin, weight_[y], std::min(x_end, y) - x_begin);
     }
 }
 
@@ -273,10 +290,8 @@ void PropertiesPass::columns(const RowBand& b, uint64_t x_begin, uint64_t x_end,
                 // Whether every cell of the row is in the bounds and in its set's window, with
                 // no branch per cell (vectorised): then they all enter the fingerprints and the
                 // sets, with no check per cell.
-                const uint32_t top = static_cast<uint32_t>(xa + y);
-                uint32_t bad = 0;
-                for (uint32_t i = 0; i < n; ++i) bad |= (row[i] > top + i) | (row[i] < low[i]);
-                if (bad == 0) [[likely]] {
+                if (outside(row, static_cast<uint32_t>(xa + y), low, static_cast<uint32_t>(n)) == 0)
+                    [[likely]] {
                     // Cells above the diagonal (y > x) are the columns left of y.
                     const uint64_t above = y > xa ? std::min(n, y - xa) : 0;
                     for (uint64_t i = 0; i < above; ++i) print[i] += weight * row[i];
@@ -369,11 +384,8 @@ void PropertiesPass::diagonals(const RowBand& b, uint64_t x_begin, uint64_t x_en
                 // with no branch per cell (vectorised): then each enters its set unchecked.
                 const uint64_t i0 = lo + Y - 1 - y - ka;  // cell x belongs to diagonal i0 + x - lo
                 const uint32_t* r = row + lo;
-                const uint32_t top = static_cast<uint32_t>(lo + y),
-                               count = static_cast<uint32_t>(hi - lo);
-                uint32_t bad = 0;
-                for (uint32_t j = 0; j < count; ++j) bad |= (r[j] > top + j) | (r[j] < low[i0 + j]);
-                if (bad == 0) [[likely]] {
+                const uint32_t count = static_cast<uint32_t>(hi - lo);
+                if (outside(r, static_cast<uint32_t>(lo + y), low + i0, count) == 0) [[likely]] {
                     for (uint32_t j = 0; j < count; ++j)
                         if (seen_before(bits[i0 + j], first[i0 + j], r[j])) [[unlikely]]
                             if (slot.diags.before(lo + j, y))

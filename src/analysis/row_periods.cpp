@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "analysis/passes.hpp"
+#include "analysis/row_criterion.hpp"
 #include "grundy/error.hpp"
 
 namespace grundy {
@@ -19,16 +20,12 @@ const char* const kRowPeriodCriterion =
 RowPeriod row_period(std::span<const uint32_t> row, uint64_t y) {
     RowPeriod result;
     result.row = y;
-    // Reused from row to row: one allocation per thread, not one per row.
-    thread_local std::vector<int64_t> d;
-    d.resize(row.size());
-    for (uint64_t x = 0; x < row.size(); ++x)
-        d[x] = static_cast<int64_t>(row[x]) - static_cast<int64_t>(x);
-    result.periodicity = find_row_period(d);
+    auto d = [row](uint64_t x) { return static_cast<int64_t>(row[x]) - static_cast<int64_t>(x); };
+    result.periodicity = analysis::row_criterion(row.size(), d);
     if (result.periodicity) {
         const uint64_t pre = result.periodicity->preperiod, p = result.periodicity->period;
         for (uint64_t x = pre; x < pre + p && x < row.size(); ++x)
-            result.block.push_back(d[x] + 2 * static_cast<int64_t>(y));
+            result.block.push_back(d(x) + 2 * static_cast<int64_t>(y));
     }
     return result;
 }

@@ -23,7 +23,7 @@ SmallPageBlock::SmallPageBlock(size_t bytes) : bytes_(std::max<size_t>(bytes, 1)
 }
 
 SmallPageBlock::~SmallPageBlock() {
-    munmap(data_, bytes_);
+    if (data_) munmap(data_, bytes_);
 }
 
 }  // namespace grundy::engine

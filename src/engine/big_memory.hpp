@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <memory>
 #include <new>
+#include <utility>
 
 namespace grundy::engine {
 
@@ -41,6 +42,9 @@ class SmallPageBlock {
   public:
     explicit SmallPageBlock(size_t bytes);
     ~SmallPageBlock();
+    SmallPageBlock(SmallPageBlock&& from) noexcept
+        : data_(std::exchange(from.data_, nullptr)), bytes_(std::exchange(from.bytes_, 0)) {}
+    SmallPageBlock& operator=(SmallPageBlock&&) = delete;
     SmallPageBlock(const SmallPageBlock&) = delete;
     SmallPageBlock& operator=(const SmallPageBlock&) = delete;
     void* data() const { return data_; }

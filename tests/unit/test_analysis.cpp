@@ -77,6 +77,46 @@ TEST(AnalysisPeriods, SyntheticRowReportsBlockAndCounts) {
     EXPECT_EQ(r.block, (std::vector<int64_t>{24, 21, 21, 27, 22}));
 }
 
+// row_period searches d(x) = g(x, y) - x straight from the stored values: it must agree with
+// the criterion's definition (find_period over d built in full) on random rows, periodic ones
+// with and without a defect, at every edge of the bounds.
+TEST(AnalysisPeriods, RowPeriodOfStoredValuesMatchesTheCriterion) {
+    std::mt19937_64 rng(23);
+    int determined = 0;
+    for (int trial = 0; trial < 20000; ++trial) {
+        const uint64_t n = rng() % 300, y = rng() % 50;
+        const uint64_t period = 1 + rng() % (n / 3 + 2), pre = rng() % (n / 2 + 8);
+        const int64_t alphabet = 1 + static_cast<int64_t>(rng() % 4);
+        std::vector<int64_t> block(period), d(n);
+        for (auto& b : block) b = static_cast<int64_t>(rng() % static_cast<uint64_t>(alphabet));
+        for (uint64_t x = 0; x < n; ++x)
+            d[x] = x < pre ? static_cast<int64_t>(rng() % static_cast<uint64_t>(alphabet))
+                           : block[(x - pre) % period];
+        if (n > 0 && rng() % 4 == 0) d[rng() % n] += 1;  // one defect anywhere
+        for (auto& v : d) v += 100;                      // so that every g(x, y) = x + d(x) is >= 0
+        std::vector<uint32_t> row(n);
+        for (uint64_t x = 0; x < n; ++x)
+            row[x] = static_cast<uint32_t>(static_cast<int64_t>(x) + d[x]);
+        const auto expected = find_period(d, n / 4, n / 2);
+        const RowPeriod got = row_period(row, y);
+        ASSERT_EQ(got.row, y);
+        ASSERT_EQ(got.periodicity.has_value(), expected.has_value()) << "trial " << trial;
+        if (!expected) {
+            ASSERT_TRUE(got.block.empty());
+            continue;
+        }
+        ++determined;
+        ASSERT_EQ(got.periodicity->period, expected->period) << "trial " << trial;
+        ASSERT_EQ(got.periodicity->preperiod, expected->preperiod) << "trial " << trial;
+        ASSERT_EQ(got.periodicity->periods_observed, expected->periods_observed);
+        std::vector<int64_t> want;
+        for (uint64_t x = expected->preperiod; x < expected->preperiod + expected->period; ++x)
+            want.push_back(d[x] + 2 * static_cast<int64_t>(y));
+        ASSERT_EQ(got.block, want) << "trial " << trial;
+    }
+    EXPECT_GT(determined, 5000) << "too few periodic cases to mean anything";
+}
+
 TEST(AnalysisPeriods, AperiodicRowIsUndetermined) {
     std::vector<uint32_t> row;
     for (uint32_t x = 0; x < 600; ++x) row.push_back(x + (x * x % 1009));
