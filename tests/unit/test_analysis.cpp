@@ -125,6 +125,22 @@ TEST(AnalysisPeriods, AperiodicRowIsUndetermined) {
     EXPECT_TRUE(r.block.empty());
 }
 
+// bits_from against a bit-by-bit reading, offsets negative, inside and past the bitset.
+TEST(AnalysisVerify, BitsFromReadsSixtyFourBitsAtAnyOffset) {
+    std::mt19937_64 rng(5);
+    const std::vector<uint64_t> bits = {rng(), rng(), rng(), ~uint64_t{0}, 0, rng()};
+    const int64_t n = static_cast<int64_t>(bits.size());
+    for (int64_t o = -200; o < 64 * n + 200; ++o) {
+        uint64_t expected = 0;
+        for (int64_t j = 0; j < 64; ++j) {
+            const int64_t i = o + j;
+            if (i >= 0 && i < 64 * n && (bits[static_cast<size_t>(i / 64)] >> (i % 64) & 1))
+                expected |= uint64_t{1} << j;
+        }
+        ASSERT_EQ(analysis::bits_from(bits.data(), bits.size(), o), expected) << "offset " << o;
+    }
+}
+
 // verify's sets skip full words by their summary bits: after every insert, in random order
 // and with values below the stored words (a diagonal's late low values), each summary bit
 // must say exactly whether its word is full, and every word must hold what was inserted.
