@@ -15,6 +15,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 namespace grundy {
@@ -43,6 +44,22 @@ inline uint64_t add(uint64_t* bits, uint64_t first, uint64_t v) {
 
 inline bool seen_before(uint64_t* bits, uint64_t first, uint64_t v) {
     return add(bits, first, v) != 0;
+}
+
+inline void set_bit(uint64_t* bits, uint64_t v) {
+    bits[v / 64] |= uint64_t{1} << (v % 64);
+}
+
+// bits |= odd and odd emptied (for the next row), over n words; returns the values in the
+// union.
+GRUNDY_SIMD_CLONES uint64_t merge_and_count(uint64_t* bits, uint64_t* odd, uint64_t n) {
+    uint64_t count = 0;
+    for (uint64_t w = 0; w < n; ++w) {
+        bits[w] |= odd[w];
+        odd[w] = 0;
+        count += static_cast<uint64_t>(std::popcount(bits[w]));
+    }
+    return count;
 }
 
 constexpr uint64_t kColumnBlock = 16;  // 64 bytes of uint32 values: one cache line of a row
@@ -201,18 +218,18 @@ void PropertiesPass::row(const RowBand& band, uint64_t y, int thread) {
         // that need no branch per cell first, then the set alone.
         print = weighted_sum(row, weight, a, b);
         // Even cells into one set, odd ones into another: two independent chains of
-        // read-modify-writes where one set makes a single chain, measurably faster. A value twice
-        // is then twice in one set, or in both sets.
+        // read-modify-writes where one set makes a single chain, measurably faster. The bits
+        // are set blind (one OR into memory a cell) and counted afterwards: the X cells are
+        // all different exactly when their union holds X values.
         uint64_t* odd = slot.odd_bits.data();
         const uint64_t n = slot.row_bits.size();
-        uint64_t clash = 0, x = 0;
-        for (; x + 2 <= X; x += 2) clash |= add(bits, 0, row[x]) | add(odd, 0, row[x + 1]);
-        if (x < X) clash |= add(bits, 0, row[x]);
-        for (uint64_t w = 0; w < n; ++w) {  // the union into bits; odd emptied for the next row
-            clash |= bits[w] & odd[w];
-            bits[w] |= odd[w];
-            odd[w] = 0;
+        uint64_t x = 0;
+        for (; x + 2 <= X; x += 2) {
+            set_bit(bits, row[x]);
+            set_bit(odd, row[x + 1]);
         }
+        if (x < X) set_bit(bits, row[x]);
+        const bool clash = merge_and_count(bits, odd, n) != X;
         if (clash) [[unlikely]] {  // the first repeat, named: the set again, cell by cell
             std::fill_n(bits, n, 0);
             for (x = 0; x < X; ++x)
