@@ -10,8 +10,9 @@
 #include <cstdlib>
 #include <future>
 #include <new>
+#include <optional>
 
-#include "analysis/huge_array.hpp"
+#include "engine/big_memory.hpp"
 #include "grundy/array_analysis.hpp"
 #include "grundy/error.hpp"
 #include "io/stored_chunks.hpp"
@@ -88,12 +89,14 @@ bool run_band(const RowBand& band, uint64_t pieces, std::span<RowBandPass* const
 // What both row-band streams start with: the passes begun on the stream's threads, and a band
 // buffer of `height` rows (none for an empty table). Its rows are one cache line more than a
 // row apart: the column and diagonal checks walk down the band, and rows a power of two apart
-// would all fall into the same few cache sets. Huge pages: a walk down the band touches one
-// 4 KiB page per row otherwise.
+// would all fall into the same few cache sets. In 4 KiB pages: on the project's machine the
+// first touch of 2 MiB pages costs more (engine/big_memory.hpp) than the walks down the band
+// lose to the TLB.
 struct RowBandStart {
     int threads = 0;
     uint64_t stride = 0;
-    HugeArray<uint32_t> memory;
+    std::optional<engine::SmallPageBlock> memory;
+    uint32_t* buffer() const { return static_cast<uint32_t*>(memory->data()); }
 };
 
 RowBandStart start_row_bands(std::span<RowBandPass* const> passes, int threads, uint64_t rows,
@@ -103,7 +106,7 @@ RowBandStart start_row_bands(std::span<RowBandPass* const> passes, int threads, 
     for (RowBandPass* p : passes) p->begin(s.threads);
     if (rows == 0 || cols == 0) return s;
     s.stride = cols + 16;
-    s.memory.reset(static_cast<uint32_t*>(huge_alloc(height * s.stride * sizeof(uint32_t))));
+    s.memory.emplace(height * s.stride * sizeof(uint32_t));
     return s;
 }
 
@@ -124,7 +127,7 @@ void stream_row_bands(const Hdf5TableReader& table, std::span<RowBandPass* const
     if (!start.memory) return;
     const int t = start.threads;
     const uint64_t stride = start.stride;
-    uint32_t* buffer = start.memory.get();
+    uint32_t* buffer = start.buffer();
     // Pieces of one chunk width: a chunk is decoded and handed to the passes in one go.
     const bool fetching = table.decodes_chunks();
     uint64_t piece_width = table.chunk_cols();
@@ -181,7 +184,7 @@ void stream_row_bands(const TableArray& table, std::span<RowBandPass* const> pas
     if (!start.memory) return;
     const int t = start.threads;
     const uint64_t stride = start.stride;
-    uint32_t* buffer = start.memory.get();
+    uint32_t* buffer = start.buffer();
     for (uint64_t y0 = 0; y0 < rows; y0 += height) {
         const uint64_t h = std::min(height, rows - y0);
         const RowBand band{y0, h, rows, cols, stride, buffer};

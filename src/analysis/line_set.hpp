@@ -12,10 +12,14 @@ namespace grundy::analysis {
 
 // Bits o .. o + 63 of the bitset `bits` (n words), as one word; bits outside it read as 0.
 inline uint64_t bits_from(const uint64_t* bits, uint64_t n, int64_t o) {
-    auto at = [&](int64_t i) { return i >= 0 && static_cast<uint64_t>(i) < n ? bits[i] : 0; };
-    const int64_t q = o >= 0 ? o / 64 : -((-o + 63) / 64);
-    const unsigned s = static_cast<unsigned>(o - 64 * q);
-    return s == 0 ? at(q) : (at(q) >> s) | (at(q + 1) << (64 - s));
+    // Word q = floor(o / 64) and the next; an index below 0 wraps to >= n, so one comparison
+    // each tells whether a word is stored (verify's scan calls this three times a step).
+    const uint64_t q = static_cast<uint64_t>(o >> 6);
+    const unsigned s = static_cast<unsigned>(o & 63);
+    const uint64_t low = q < n ? bits[q] : 0;
+    if (s == 0) return low;
+    const uint64_t high = q + 1 < n ? bits[q + 1] : 0;
+    return (low >> s) | (high << (64 - s));
 }
 
 // A set of naturals that fills up from below, as the values seen along a row or a diagonal of
@@ -27,16 +31,17 @@ class LineSet {
   public:
     uint64_t base() const { return base_; }
     uint64_t first() const { return first_; }
-    uint64_t end() const { return first_ + words_.size(); }  // first word index not stored
-    const uint64_t* data() const { return words_.data(); }   // data()[w - first()] for word w
+    uint64_t end() const { return first_ + size_; }         // first word index not stored
+    const uint64_t* data() const { return words_.data(); }  // data()[w - first()] for word w
     uint64_t word(uint64_t w) const {
         if (w < base_) return ~uint64_t{0};
-        return w >= first_ && w - first_ < words_.size() ? words_[w - first_] : 0;
+        const uint64_t i = w - first_;  // wraps below first_: never < size then
+        return i < size_ ? words_[i] : 0;
     }
     // Bit j set when word w + j is full, for w >= base() (words not stored are not full): the
     // scan skips those words without reading them.
     uint64_t full_from(uint64_t w) const {
-        return bits_from(full_.data(), full_.size(),
+        return bits_from(full_.data(), full_size_,
                          static_cast<int64_t>(w) - static_cast<int64_t>(first_));
     }
     bool contains(uint64_t v) const { return (word(v / 64) >> (v % 64)) & 1; }
@@ -45,7 +50,7 @@ class LineSet {
     // and the whole function, not inlined, was a large part of its time).
     bool insert(uint64_t v) {
         const uint64_t i = v / 64 - first_;  // wraps below first_: never < size then
-        if (i < words_.size()) {
+        if (i < size_) {
             const uint64_t bit = uint64_t{1} << (v % 64);
             const uint64_t before = words_[i];
             if (before & bit) return false;
@@ -63,11 +68,18 @@ class LineSet {
     void release() {
         std::vector<uint64_t>().swap(words_);
         std::vector<uint64_t>().swap(full_);
-        base_ = first_ = 0;
+        base_ = first_ = size_ = full_size_ = 0;
     }
 
   private:
     [[gnu::noinline]] bool insert_rest(uint64_t v) {
+        const bool inserted = insert_into_vectors(v);
+        size_ = words_.size();
+        full_size_ = full_.size();
+        return inserted;
+    }
+
+    bool insert_into_vectors(uint64_t v) {
         const uint64_t w = v / 64;
         if (w < base_) return false;
         if (words_.empty()) {
@@ -111,6 +123,9 @@ class LineSet {
     }
 
     uint64_t base_ = 0, first_ = 0;
+    // words_.size() and full_.size(), kept beside them: the inline paths then read one field
+    // instead of two pointers.
+    uint64_t size_ = 0, full_size_ = 0;
     std::vector<uint64_t> words_;
     std::vector<uint64_t> full_;  // bit j of full_[k]: words_[64 k + j] is full
 };

@@ -6,11 +6,22 @@
 
 #include "analysis/message.hpp"
 #include "analysis/passes.hpp"
+#include "engine/simd_clones.hpp"
 #include "grundy/play.hpp"
 
 namespace grundy {
 
 namespace analysis {
+namespace {
+
+// The zeros among row[0..n) (vectorised; a row has fewer than 2^32 cells).
+GRUNDY_SIMD_CLONES uint64_t count_zeros(const uint32_t* row, uint64_t n) {
+    uint32_t zeros = 0;
+    for (uint64_t x = 0; x < n; ++x) zeros += row[x] == 0;
+    return zeros;
+}
+
+}  // namespace
 
 PPositionPass::PPositionPass(uint64_t rows, uint64_t cols)
     : rows_(rows), cols_(cols), partner_(rows, UINT64_MAX) {
@@ -34,8 +45,7 @@ void PPositionPass::begin(int threads) {
 void PPositionPass::row(const RowBand& band, uint64_t y, int thread) {
     const uint32_t* row = band.row(y);
     const uint64_t X = cols_, expected_x = partner_[y];
-    uint64_t zeros = 0;
-    for (uint64_t x = 0; x < X; ++x) zeros += row[x] == 0;
+    const uint64_t zeros = count_zeros(row, X);
     Slot& slot = slots_[static_cast<size_t>(thread)];
     slot.zeros += zeros;
     const bool as_expected = expected_x < X ? zeros == 1 && row[expected_x] == 0 : zeros == 0;

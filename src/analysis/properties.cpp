@@ -10,10 +10,12 @@
 // columns values up to x + y from their window start on, diagonals every value up to x + y.
 #include "analysis/message.hpp"
 #include "analysis/passes.hpp"
+#include "engine/simd_clones.hpp"
 
 #include <omp.h>
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 namespace grundy {
@@ -44,6 +46,22 @@ inline bool seen_before(uint64_t* bits, uint64_t first, uint64_t v) {
     return add(bits, first, v) != 0;
 }
 
+inline void set_bit(uint64_t* bits, uint64_t v) {
+    bits[v / 64] |= uint64_t{1} << (v % 64);
+}
+
+// bits |= odd and odd emptied (for the next row), over n words; returns the values in the
+// union.
+GRUNDY_SIMD_CLONES uint64_t merge_and_count(uint64_t* bits, uint64_t* odd, uint64_t n) {
+    uint64_t count = 0;
+    for (uint64_t w = 0; w < n; ++w) {
+        bits[w] |= odd[w];
+        odd[w] = 0;
+        count += static_cast<uint64_t>(std::popcount(bits[w]));
+    }
+    return count;
+}
+
 constexpr uint64_t kColumnBlock = 16;  // 64 bytes of uint32 values: one cache line of a row
 
 // The vectorisable first looks below do their arithmetic in 32 bits (four or more cells per
@@ -53,7 +71,7 @@ constexpr uint64_t kNarrow = uint64_t{1} << 29;
 // Whether every value of row y from column x0 to x1 - 1 lies in its bounds
 // [max(0, x - 2y, y - 2x), x + y]; no branch per cell, so the compiler vectorises it. Only for
 // x1 + y < kNarrow.
-bool row_in_bounds(const uint32_t* row, uint64_t x0, uint64_t x1, uint64_t y) {
+GRUNDY_SIMD_CLONES bool row_in_bounds(const uint32_t* row, uint64_t x0, uint64_t x1, uint64_t y) {
     const int32_t ys = static_cast<int32_t>(y);
     const uint32_t end = static_cast<uint32_t>(x1);  // a 32-bit counter, or no vectorising
     uint32_t bad = 0;
@@ -67,10 +85,26 @@ bool row_in_bounds(const uint32_t* row, uint64_t x0, uint64_t x1, uint64_t y) {
 }
 
 // Sum of weight[x] * row[x] over [x0, x1) (vectorised too).
-uint64_t weighted_sum(const uint32_t* row, const uint64_t* weight, uint64_t x0, uint64_t x1) {
+GRUNDY_SIMD_CLONES uint64_t weighted_sum(const uint32_t* row, const uint64_t* weight, uint64_t x0,
+                                         uint64_t x1) {
     uint64_t sum = 0;
     for (uint64_t x = x0; x < x1; ++x) sum += weight[x] * row[x];
     return sum;
+}
+
+// print[i] += weight * values[i] for i < n (vectorised).
+GRUNDY_SIMD_CLONES void add_weighted(uint64_t* print, const uint32_t* values, uint64_t weight,
+                                     uint64_t n) {
+    for (uint64_t i = 0; i < n; ++i) print[i] += weight * values[i];
+}
+
+// Nonzero unless every values[i] (i < n) lies in [low[i], top + i]: the bounds and the set
+// windows of a row's segment of columns or diagonals, with no branch per cell (vectorised).
+GRUNDY_SIMD_CLONES uint32_t outside(const uint32_t* values, uint32_t top, const uint32_t* low,
+                                    uint32_t n) {
+    uint32_t bad = 0;
+    for (uint32_t i = 0; i < n; ++i) bad |= (values[i] > top + i) | (values[i] < low[i]);
+    return bad;
 }
 
 }  // namespace
@@ -129,7 +163,7 @@ PropertiesPass::PropertiesPass(uint64_t rows, uint64_t cols, uint64_t column_ban
         col_offset_[x + 1] = col_offset_[x] + (set ? (x + rows - 1) / 64 + 1 - col_first_[x] : 0);
     }
     // Huge pages: the column checks walk 50 MB of sets at random on a 16384^2 table.
-    col_bits_.reset(static_cast<uint64_t*>(huge_alloc(col_offset_[cols] * sizeof(uint64_t))));
+    col_bits_ = engine::huge_array<uint64_t>(col_offset_[cols]);
     std::fill_n(col_bits_.get(), col_offset_[cols], 0);
 }
 
@@ -184,18 +218,18 @@ void PropertiesPass::row(const RowBand& band, uint64_t y, int thread) {
         // that need no branch per cell first, then the set alone.
         print = weighted_sum(row, weight, a, b);
         // Even cells into one set, odd ones into another: two independent chains of
-        // read-modify-writes where one set makes a single chain, measurably faster. A value twice
-        // is then twice in one set, or in both sets.
+        // read-modify-writes where one set makes a single chain, measurably faster. The bits
+        // are set blind (one OR into memory a cell) and counted afterwards: the X cells are
+        // all different exactly when their union holds X values.
         uint64_t* odd = slot.odd_bits.data();
         const uint64_t n = slot.row_bits.size();
-        uint64_t clash = 0, x = 0;
-        for (; x + 2 <= X; x += 2) clash |= add(bits, 0, row[x]) | add(odd, 0, row[x + 1]);
-        if (x < X) clash |= add(bits, 0, row[x]);
-        for (uint64_t w = 0; w < n; ++w) {  // the union into bits; odd emptied for the next row
-            clash |= bits[w] & odd[w];
-            bits[w] |= odd[w];
-            odd[w] = 0;
+        uint64_t x = 0;
+        for (; x + 2 <= X; x += 2) {
+            set_bit(bits, row[x]);
+            set_bit(odd, row[x + 1]);
         }
+        if (x < X) set_bit(bits, row[x]);
+        const bool clash = merge_and_count(bits, odd, n) != X;
         if (clash) [[unlikely]] {  // the first repeat, named: the set again, cell by cell
             std::fill_n(bits, n, 0);
             for (x = 0; x < X; ++x)
@@ -226,8 +260,8 @@ void PropertiesPass::column_prints(const RowBand& b, uint64_t x_begin, uint64_t 
     uint64_t* print = col_print_.data();
     for (uint64_t y = std::max(b.y0, x_begin + 1); y < std::min(b.y0 + b.height, M_); ++y) {
         const uint32_t* row = b.row(y);
-        const uint64_t weight = weight_[y];
-        for (uint64_t x = x_begin; x < std::min(x_end, y); ++x) print[x] += weight * row[x];
+        if (x_begin < std::min(x_end, y))
+            add_weighted(print + x_begin, row + x_begin, weight_[y], std::min(x_end, y) - x_begin);
     }
 }
 
@@ -273,10 +307,8 @@ void PropertiesPass::columns(const RowBand& b, uint64_t x_begin, uint64_t x_end,
                 // Whether every cell of the row is in the bounds and in its set's window, with
                 // no branch per cell (vectorised): then they all enter the fingerprints and the
                 // sets, with no check per cell.
-                const uint32_t top = static_cast<uint32_t>(xa + y);
-                uint32_t bad = 0;
-                for (uint32_t i = 0; i < n; ++i) bad |= (row[i] > top + i) | (row[i] < low[i]);
-                if (bad == 0) [[likely]] {
+                if (outside(row, static_cast<uint32_t>(xa + y), low, static_cast<uint32_t>(n)) == 0)
+                    [[likely]] {
                     // Cells above the diagonal (y > x) are the columns left of y.
                     const uint64_t above = y > xa ? std::min(n, y - xa) : 0;
                     for (uint64_t i = 0; i < above; ++i) print[i] += weight * row[i];
@@ -369,11 +401,8 @@ void PropertiesPass::diagonals(const RowBand& b, uint64_t x_begin, uint64_t x_en
                 // with no branch per cell (vectorised): then each enters its set unchecked.
                 const uint64_t i0 = lo + Y - 1 - y - ka;  // cell x belongs to diagonal i0 + x - lo
                 const uint32_t* r = row + lo;
-                const uint32_t top = static_cast<uint32_t>(lo + y),
-                               count = static_cast<uint32_t>(hi - lo);
-                uint32_t bad = 0;
-                for (uint32_t j = 0; j < count; ++j) bad |= (r[j] > top + j) | (r[j] < low[i0 + j]);
-                if (bad == 0) [[likely]] {
+                const uint32_t count = static_cast<uint32_t>(hi - lo);
+                if (outside(r, static_cast<uint32_t>(lo + y), low + i0, count) == 0) [[likely]] {
                     for (uint32_t j = 0; j < count; ++j)
                         if (seen_before(bits[i0 + j], first[i0 + j], r[j])) [[unlikely]]
                             if (slot.diags.before(lo + j, y))

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "analysis/passes.hpp"
+#include "analysis/row_criterion.hpp"
 #include "grundy/error.hpp"
 
 namespace grundy {
@@ -20,16 +21,12 @@ const char* const kRowPeriodCriterion =
 RowPeriod row_period(std::span<const uint32_t> row, uint64_t y) {
     RowPeriod result;
     result.row = y;
-    // Reused from row to row: one allocation per thread, not one per row.
-    thread_local std::vector<int64_t> d;
-    d.resize(row.size());
-    for (uint64_t x = 0; x < row.size(); ++x)
-        d[x] = static_cast<int64_t>(row[x]) - static_cast<int64_t>(x);
-    result.periodicity = find_row_period(d);
+    auto d = [row](uint64_t x) { return static_cast<int64_t>(row[x]) - static_cast<int64_t>(x); };
+    result.periodicity = analysis::row_criterion(row.size(), d);
     if (result.periodicity) {
         const uint64_t pre = result.periodicity->preperiod, p = result.periodicity->period;
         for (uint64_t x = pre; x < pre + p && x < row.size(); ++x) {
-            const int64_t v = d[x] + 2 * static_cast<int64_t>(y);
+            const int64_t v = d(x) + 2 * static_cast<int64_t>(y);
             // Outside 32 bits (RowPeriod::block): no block rather than a wrong one.
             if (v < 0 || v > int64_t{UINT32_MAX}) {
                 result.block.clear();

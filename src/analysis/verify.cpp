@@ -52,7 +52,10 @@ constexpr uint64_t summary_words(uint64_t words) {
 uint64_t mex3(const LineSet& r, const LineSet& d, const uint64_t* c, const uint64_t* cfull,
               uint64_t cofs, uint64_t cwords, uint64_t cbase) {
     uint64_t w = std::max({r.base(), d.base(), cbase});
-    auto cword = [&](uint64_t i) { return i >= cofs && i - cofs < cwords ? c[i - cofs] : 0; };
+    auto cword = [&](uint64_t i) {
+        const uint64_t j = i - cofs;  // wraps below cofs: never < cwords then
+        return j < cwords ? c[j] : 0;
+    };
     const uint64_t m = r.word(w) | d.word(w) | cword(w);
     if (m != kFull) return 64 * w + static_cast<uint64_t>(std::countr_one(m));
     const uint64_t cfull_words = summary_words(cwords);
@@ -144,22 +147,29 @@ void VerifyPass::consume(const ColumnBand& b) {
         std::vector<uint64_t> cols((xb - xa) * cwords, 0), cbase(xb - xa, 0);
         std::vector<uint64_t> cfull((xb - xa) * cfull_words, 0);  // a bit per full word
         std::optional<WrongCell> mine;
+        // Pointers held in registers: the sets' stores could alias the vectors' fields.
+        uint64_t* const col_bits = cols.data();
+        uint64_t* const col_full = cfull.data();
+        uint64_t* const col_base = cbase.data();
         for (uint64_t y = 0; y < Y && y <= stop_row.load(std::memory_order_relaxed); ++y) {
             if (t > 0)
                 while (done[t - 1].load(std::memory_order_acquire) <= y) std::this_thread::yield();
             LineSet& r = row_sets_[y];
+            LineSet* const diagonal = diag_sets_.data() + (Y - 1 - y);  // [x]: x - y's set
             const uint32_t* row = b.values + y * b.width;
+            // Cell (x, y)'s mirror is mirror_column[(x - x0) * mirror_width], for x < y.
+            const bool row_mirrored = mirrored && y < mirror_end;
+            const uint32_t* mirror_column = row_mirrored ? mirror + (y - b.x0) : nullptr;
             for (uint64_t x = xa; x < xb; ++x) {
                 const uint64_t v = row[x - b.x0];
-                LineSet& d = diag_sets_[x + Y - 1 - y];
-                uint64_t* c = cols.data() + (x - xa) * cwords;
-                uint64_t* cf = cfull.data() + (x - xa) * cfull_words;
-                uint64_t& cb = cbase[x - xa];
-                while (cofs == 0 && cb < cwords && c[cb] == kFull) ++cb;
+                LineSet& d = diagonal[x];
+                uint64_t* c = col_bits + (x - xa) * cwords;
+                uint64_t* cf = col_full + (x - xa) * cfull_words;
+                uint64_t& cb = col_base[x - xa];
                 const bool above = x < y;
                 // (v <= x + y, the bound of every right value, keeps the sets' windows bounded.)
-                const bool same_as_mirror = mirrored && above && y < mirror_end && v <= x + y &&
-                                            mirror[(x - b.x0) * mirror_width + (y - b.x0)] == v;
+                const bool same_as_mirror = row_mirrored && above && v <= x + y &&
+                                            mirror_column[(x - b.x0) * mirror_width] == v;
                 if (!same_as_mirror) {
                     uint64_t m;
                     if (above && all_mirrored) {
@@ -178,7 +188,12 @@ void VerifyPass::consume(const ColumnBand& b) {
                 d.insert(v);
                 const uint64_t i = v / 64 - cofs;  // v == m: inside the window
                 c[i] |= uint64_t{1} << (v % 64);
-                if (c[i] == kFull) cf[i / 64] |= uint64_t{1} << (i % 64);
+                if (c[i] == kFull) {
+                    cf[i / 64] |= uint64_t{1} << (i % 64);
+                    // The column's first word that is not full moves only when one fills.
+                    if (cofs == 0 && i == cb)
+                        while (cb < cwords && c[cb] == kFull) ++cb;
+                }
             }
             if (mine) {
                 uint64_t s = stop_row.load();

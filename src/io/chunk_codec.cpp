@@ -9,6 +9,7 @@
 #include <memory>
 #include <new>
 
+#include "engine/simd_clones.hpp"
 #include "io/rle_deflate.hpp"
 
 namespace grundy::io {
@@ -110,6 +111,12 @@ void append_stored(const uint8_t* p, size_t n, std::vector<uint8_t>& out) {
         p += len;
         n -= len;
     }
+}
+
+// Values of two bytes from their shuffled byte planes, widened (vectorised).
+GRUNDY_SIMD_CLONES void unshuffle_2(uint32_t* dst, const uint8_t* lo, const uint8_t* hi,
+                                    uint64_t n) {
+    for (uint64_t i = 0; i < n; ++i) dst[i] = uint32_t{lo[i]} | uint32_t{hi[i]} << 8;
 }
 
 }  // namespace
@@ -266,9 +273,7 @@ bool decode_chunk(const ChunkFormat& f, const uint8_t* data, size_t size, uint32
         const uint64_t base = (j0 + y) * f.cols + i0;
         // Byte k of value i is at k * n + i: what H5Z's shuffle filter writes.
         if (shuffled && f.value_size == 2) {
-            const uint8_t* lo = data + base;
-            const uint8_t* hi = data + n + base;
-            for (uint64_t i = 0; i < width; ++i) dst[i] = uint32_t{lo[i]} | uint32_t{hi[i]} << 8;
+            unshuffle_2(dst, data + base, data + n + base, width);
         } else if (shuffled) {
             for (uint64_t i = 0; i < width; ++i) {
                 uint32_t v = 0;

@@ -66,8 +66,8 @@ EngineStats run_engine(EngineOptions o, TileSink& sink, py::object progress,
 
 template <class T>
 py::array compute_into(const EngineOptions& o, py::object progress, EngineStats& stats) {
-    // Uninitialised, like numpy.empty: every cell is written by exactly one tile.
-    py::array_t<T> table({static_cast<py::ssize_t>(o.rows), static_cast<py::ssize_t>(o.cols)});
+    // Uninitialised: every cell is written by exactly one tile.
+    py::array_t<T> table = new_array<T>(o.rows, o.cols);
     ArraySink<T> sink(table.mutable_data(), o.cols);
     std::optional<py::error_already_set> interrupted;
     stats = run_engine(o, sink, std::move(progress), interrupted);

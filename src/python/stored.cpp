@@ -64,7 +64,7 @@ Range range_of(py::handle key, uint64_t n, const char* axis) {
 
 template <class T>
 py::array read_as(const Hdf5TableReader& t, uint64_t x0, uint64_t y0, uint64_t w, uint64_t h) {
-    py::array_t<T> out({static_cast<py::ssize_t>(h), static_cast<py::ssize_t>(w)});
+    py::array_t<T> out = new_array<T>(h, w);
     T* to = out.mutable_data();
     const Hdf5Lock hdf5;
     py::gil_scoped_release release;

@@ -60,6 +60,76 @@ def test_progress_callback_sees_every_cell():
     assert all(a[0] <= b[0] for a, b in zip(seen, seen[1:]))
 
 
+# ---- big arrays in memory of their own ----------------------------------------------------------
+
+
+def vm_flags(address):
+    """The VmFlags of the mapping of this process that holds `address` (/proc/self/smaps)."""
+    with open("/proc/self/smaps") as f:
+        inside = False
+        for line in f:
+            first = line.split()[0]
+            if "-" in first and not first.endswith(":"):
+                low, high = (int(v, 16) for v in first.split("-"))
+                inside = low <= address < high
+            elif inside and line.startswith("VmFlags:"):
+                return line.split()[1:]
+    return []
+
+
+def assert_own_mapping(a):
+    """a is a writeable C-contiguous array over the module's own mapping, kept alive by a
+    capsule, never copied (numpy's own memory, or a copy, lies a malloc header past a page
+    boundary), and advised out of huge pages ("nh": MADV_NOHUGEPAGE) where the kernel has them."""
+    assert a.flags.c_contiguous and a.flags.writeable and a.flags.aligned
+    assert type(a.base).__name__ == "PyCapsule"
+    assert a.ctypes.data % os.sysconf("SC_PAGE_SIZE") == 0
+    if os.path.exists("/sys/kernel/mm/transparent_hugepage/enabled"):
+        assert "nh" in vm_flags(a.ctypes.data)
+
+
+def resident_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def test_big_table_is_filled_in_a_mapping_of_its_own_without_a_copy():
+    t = grundy.table(2048, 2048, threads=2)  # 8 MiB: the smallest given a mapping of its own
+    assert t.shape == (2048, 2048) and t.dtype == np.uint16
+    assert_own_mapping(t)
+    # The same values as small tables (in numpy's own memory) and the definition.
+    np.testing.assert_array_equal(t[:1400, :1300], grundy.table(1400, 1300, threads=2))
+    np.testing.assert_array_equal(t[:40, :70], reference_table(40, 70))
+    np.testing.assert_array_equal(t, t.T)
+    assert grundy.verify(t)
+    # Writeable, and a view keeps the memory alive after the array is gone.
+    row = t[1000]
+    expected = row.copy()
+    del t
+    np.testing.assert_array_equal(row, expected)
+    row[:] = 7
+    assert (row == 7).all()
+
+    u = grundy.table(3, 1 << 20, threads=2)  # uint32 (rows + cols > 65536), 12 MiB
+    assert u.dtype == np.uint32
+    assert_own_mapping(u)
+    x = np.arange(1 << 20)
+    np.testing.assert_array_equal(u[0], x)
+    for y, block in ((1, [3, 3, 0]), (2, [6, 3, 3])):
+        np.testing.assert_array_equal(u[y], x + np.array(block)[x % 3] - 2 * y)
+
+
+def test_big_arrays_are_given_back():
+    # 20 tables of 16 MiB: kept, they would add 320 MiB to the process.
+    grundy.table(2048, 4096, threads=2)
+    before = resident_bytes()
+    for _ in range(20):
+        t = grundy.table(2048, 4096, threads=2)
+        assert_own_mapping(t)
+        del t
+    assert resident_bytes() - before < 64 << 20
+
+
 # ---- files ---------------------------------------------------------------------------------------
 
 
@@ -104,6 +174,24 @@ def test_stored_table_slices_and_bands(tmp_path):
             t["a", 0]
     with pytest.raises(ValueError, match="closed"):
         t[0, 0]
+
+
+def test_big_slices_of_a_stored_table_are_read_into_a_mapping_of_their_own(tmp_path):
+    path = tmp_path / "big.h5"
+    grundy.compute(path, 2048, 2560, threads=2)
+    expected = grundy.table(2048, 2560, threads=2)
+    with grundy.open(path) as t:
+        a = t[:, :]
+        assert_own_mapping(a)
+        np.testing.assert_array_equal(a, expected)
+        b = t[8:2048, 1:2560]  # not on chunk boundaries, still 10 MB
+        assert_own_mapping(b)
+        np.testing.assert_array_equal(b, expected[8:, 1:])
+        np.testing.assert_array_equal(np.asarray(t), expected)
+        # Small reads stay in numpy's own memory.
+        assert t[5:9, :].flags.owndata
+    with h5py.File(path, "r") as f:
+        np.testing.assert_array_equal(f["grundy"][...], expected)
 
 
 def test_blosc_file_is_read_without_the_plugin(tmp_path):

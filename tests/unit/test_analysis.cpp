@@ -101,12 +101,68 @@ TEST(AnalysisPeriods, BlockOutside32BitsIsLeftEmpty) {
     EXPECT_TRUE(r.block.empty());
 }
 
+// row_period searches d(x) = g(x, y) - x straight from the stored values: it must agree with
+// the criterion's definition (find_period over d built in full) on random rows, periodic ones
+// with and without a defect, at every edge of the bounds.
+TEST(AnalysisPeriods, RowPeriodOfStoredValuesMatchesTheCriterion) {
+    std::mt19937_64 rng(23);
+    int determined = 0;
+    for (int trial = 0; trial < 20000; ++trial) {
+        const uint64_t n = rng() % 300, y = rng() % 50;
+        const uint64_t period = 1 + rng() % (n / 3 + 2), pre = rng() % (n / 2 + 8);
+        const int64_t alphabet = 1 + static_cast<int64_t>(rng() % 4);
+        std::vector<int64_t> block(period), d(n);
+        for (auto& b : block) b = static_cast<int64_t>(rng() % static_cast<uint64_t>(alphabet));
+        for (uint64_t x = 0; x < n; ++x)
+            d[x] = x < pre ? static_cast<int64_t>(rng() % static_cast<uint64_t>(alphabet))
+                           : block[(x - pre) % period];
+        if (n > 0 && rng() % 4 == 0) d[rng() % n] += 1;  // one defect anywhere
+        for (auto& v : d) v += 100;                      // so that every g(x, y) = x + d(x) is >= 0
+        std::vector<uint32_t> row(n);
+        for (uint64_t x = 0; x < n; ++x)
+            row[x] = static_cast<uint32_t>(static_cast<int64_t>(x) + d[x]);
+        const auto expected = find_period(d, n / 4, n / 2);
+        const RowPeriod got = row_period(row, y);
+        ASSERT_EQ(got.row, y);
+        ASSERT_EQ(got.periodicity.has_value(), expected.has_value()) << "trial " << trial;
+        if (!expected) {
+            ASSERT_TRUE(got.block.empty());
+            continue;
+        }
+        ++determined;
+        ASSERT_EQ(got.periodicity->period, expected->period) << "trial " << trial;
+        ASSERT_EQ(got.periodicity->preperiod, expected->preperiod) << "trial " << trial;
+        ASSERT_EQ(got.periodicity->periods_observed, expected->periods_observed);
+        std::vector<uint32_t> want;  // every d + 2y here is in 0..2^32-1
+        for (uint64_t x = expected->preperiod; x < expected->preperiod + expected->period; ++x)
+            want.push_back(static_cast<uint32_t>(d[x] + 2 * static_cast<int64_t>(y)));
+        ASSERT_EQ(got.block, want) << "trial " << trial;
+    }
+    EXPECT_GT(determined, 5000) << "too few periodic cases to mean anything";
+}
+
 TEST(AnalysisPeriods, AperiodicRowIsUndetermined) {
     std::vector<uint32_t> row;
     for (uint32_t x = 0; x < 600; ++x) row.push_back(x + (x * x % 1009));
     const RowPeriod r = row_period(row, 0);
     EXPECT_FALSE(r.periodicity);
     EXPECT_TRUE(r.block.empty());
+}
+
+// bits_from against a bit-by-bit reading, offsets negative, inside and past the bitset.
+TEST(AnalysisVerify, BitsFromReadsSixtyFourBitsAtAnyOffset) {
+    std::mt19937_64 rng(5);
+    const std::vector<uint64_t> bits = {rng(), rng(), rng(), ~uint64_t{0}, 0, rng()};
+    const int64_t n = static_cast<int64_t>(bits.size());
+    for (int64_t o = -200; o < 64 * n + 200; ++o) {
+        uint64_t expected = 0;
+        for (int64_t j = 0; j < 64; ++j) {
+            const int64_t i = o + j;
+            if (i >= 0 && i < 64 * n && (bits[static_cast<size_t>(i / 64)] >> (i % 64) & 1))
+                expected |= uint64_t{1} << j;
+        }
+        ASSERT_EQ(analysis::bits_from(bits.data(), bits.size(), o), expected) << "offset " << o;
+    }
 }
 
 // verify's sets skip full words by their summary bits: after every insert, in random order

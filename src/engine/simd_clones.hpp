@@ -1,0 +1,14 @@
+// GRUNDY_SIMD_CLONES: a function whose loops the compiler vectorises, built three times (for any
+// x86-64, for AVX2 machines and for AVX-512 ones) with the one that fits the CPU picked when the
+// program or module is loaded (GCC's target_clones). The library is built for any x86-64, where
+// such loops get 128-bit vectors without 64-bit multiplies; the mex kernels have their own
+// dispatch (kernel_dispatch.cpp). Only for functions called per row or per segment, not per
+// cell: each call goes through a pointer and none is inlined.
+#pragma once
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define GRUNDY_SIMD_CLONES \
+    __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
+#else
+#define GRUNDY_SIMD_CLONES
+#endif
