@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -36,5 +37,8 @@ struct RowPeriod {
 // prefixed with "# ". Written whole or not at all (PATH.tmp, renamed).
 void write_row_periods_csv(const std::string& path, const std::vector<RowPeriod>& rows,
                            const std::vector<std::string>& comment = {}, bool blocks = true);
+// The same CSV (header and rows) to a stream, e.g. standard output.
+void write_row_periods_csv(std::ostream& out, const std::vector<RowPeriod>& rows,
+                           bool blocks = true);
 
 }  // namespace grundy

@@ -38,7 +38,8 @@ void describe(po::options_description& o, std::vector<std::string>&) {
          "threads sweeping the strip, as tiles of bands of rows (default: OMP_NUM_THREADS, "
          "else all cores; at least 8 rows per band); the results are the same for any")
         ("csv", po::value<std::string>(),
-         "CSV file: row,preperiod,period,certified,block (default: the CSV on stdout)")
+         "CSV file: row,preperiod,period,periods_observed,certified,block (default: the same CSV "
+         "on stdout)")
         ("no-blocks", po::bool_switch(),
          "leave the CSV's block column empty (blocks of long periods are large; the HDF5 "
          "output keeps them)")
@@ -254,16 +255,7 @@ int run(const po::variables_map& v) {
     const bool blocks = !v["no-blocks"].as<bool>();
     if (v.count("csv")) write_row_periods_csv(v["csv"].as<std::string>(), r.rows, {}, blocks);
     if (!output.empty()) write_periods_hdf5(output, r, force);
-    if (!v.count("csv")) {
-        std::cout << "row,preperiod,period,certified,block\n";
-        for (const auto& row : r.rows) {
-            std::cout << row.row << ',' << row.periodicity->preperiod << ','
-                      << row.periodicity->period << ",1,";
-            for (size_t i = 0; blocks && i < row.block.size(); ++i)
-                std::cout << (i ? " " : "") << row.block[i];
-            std::cout << '\n';
-        }
-    }
+    if (!v.count("csv")) write_row_periods_csv(std::cout, r.rows, blocks);
     if (!quiet) {
         uint64_t max_pre = 0, max_per = 0;
         for (const auto& row : r.rows) {

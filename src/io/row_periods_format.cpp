@@ -61,28 +61,48 @@ void write_blocks(hid_t g, const std::vector<RowPeriod>& rows, hid_t mem_type, h
 
 }  // namespace
 
+namespace {
+
+constexpr char kCsvHeader[] = "row,preperiod,period,periods_observed,certified,block\n";
+
+// One row's line of the CSV, its newline included.
+void csv_line(const RowPeriod& r, bool blocks, std::string& line) {
+    line = std::to_string(r.row) + ',';
+    if (const auto& p = r.periodicity)
+        line += std::to_string(p->preperiod) + ',' + std::to_string(p->period) + ',' +
+                (r.certified ? std::string() : std::to_string(p->periods_observed)) + ',';
+    else
+        line += ",,,";
+    line += r.certified ? "1," : "0,";
+    for (size_t i = 0; blocks && i < r.block.size(); ++i) {
+        if (i) line += ' ';
+        line += std::to_string(r.block[i]);
+    }
+    line += '\n';
+}
+
+}  // namespace
+
 void write_row_periods_csv(const std::string& path, const std::vector<RowPeriod>& rows,
                            const std::vector<std::string>& comment, bool blocks) {
     io::AtomicTextFile out(path);
     for (const auto& c : comment) out << "# " << c << "\n";
-    out << "row,preperiod,period,periods_observed,certified,block\n";
+    out << kCsvHeader;
     std::string line;
     for (const RowPeriod& r : rows) {
-        line = std::to_string(r.row) + ',';
-        if (const auto& p = r.periodicity)
-            line += std::to_string(p->preperiod) + ',' + std::to_string(p->period) + ',' +
-                    (r.certified ? std::string() : std::to_string(p->periods_observed)) + ',';
-        else
-            line += ",,,";
-        line += r.certified ? "1," : "0,";
-        for (size_t i = 0; blocks && i < r.block.size(); ++i) {
-            if (i) line += ' ';
-            line += std::to_string(r.block[i]);
-        }
-        line += '\n';
+        csv_line(r, blocks, line);
         out << line;
     }
     out.commit();
+}
+
+void write_row_periods_csv(std::ostream& out, const std::vector<RowPeriod>& rows, bool blocks) {
+    out << kCsvHeader;
+    std::string line;
+    for (const RowPeriod& r : rows) {
+        csv_line(r, blocks, line);
+        out << line;
+    }
 }
 
 namespace io {

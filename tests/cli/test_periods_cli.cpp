@@ -230,6 +230,10 @@ TEST(PeriodsCli, WritesCsvAndHdf5) {
     EXPECT_EQ(slurp(tmp / "p.csv"),
               "row,preperiod,period,periods_observed,certified,block\n0,0,1,,1,0\n1,0,3,,1,3 3 0\n"
               "2,0,3,,1,6 3 3\n3,8,6,,1,8 9 4 2 9 4\n4,9,12,,1,7 11 9 7 11 9 3 11 9 7 3 9\n");
+    // Without --csv the same CSV goes to standard output (one writer for both).
+    const RunResult out = run_grundy("periods --rows 5 -q");
+    EXPECT_EQ(out.status, 0);
+    EXPECT_EQ(out.output, slurp(tmp / "p.csv"));
     {
         const hid_t f = H5Fopen((tmp / "p.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
         ASSERT_GE(f, 0);
