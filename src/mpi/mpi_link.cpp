@@ -107,18 +107,20 @@ void MpiLink::all_or(std::vector<uint64_t>& words) {
                   comm_);
 }
 
-std::vector<std::vector<uint64_t>> MpiLink::exchange(
-    const std::vector<std::vector<uint64_t>>& out) {
-    if (out.size() != static_cast<size_t>(ranks_))
-        throw Error("internal: an exchange without one entry per rank");
+std::vector<uint64_t> MpiLink::exchange(const std::vector<uint64_t>& words,
+                                        const std::vector<uint64_t>& counts,
+                                        std::vector<uint64_t>& received) {
+    if (counts.size() != static_cast<size_t>(ranks_))
+        throw Error("internal: an exchange without one count per rank");
     std::vector<int> send_counts(ranks_), send_offsets(ranks_), receive_counts(ranks_),
         receive_offsets(ranks_);
-    std::vector<uint64_t> sending;
+    uint64_t sent = 0;
     for (int r = 0; r < ranks_; ++r) {
-        send_offsets[r] = checked_count(sending.size());
-        send_counts[r] = checked_count(out[r].size());
-        sending.insert(sending.end(), out[r].begin(), out[r].end());
+        send_offsets[r] = checked_count(sent);
+        send_counts[r] = checked_count(counts[r]);
+        sent += counts[r];
     }
+    if (sent != words.size()) throw Error("internal: an exchange's counts miss its words");
     std::lock_guard<std::mutex> lock(mutex_);
     MPI_Alltoall(send_counts.data(), 1, MPI_INT, receive_counts.data(), 1, MPI_INT, comm_);
     uint64_t total = 0;
@@ -128,16 +130,12 @@ std::vector<std::vector<uint64_t>> MpiLink::exchange(
     }
     checked_count(total);
     std::vector<uint64_t> receiving(total);
-    MPI_Alltoallv(sending.data(), send_counts.data(), send_offsets.data(), MPI_UINT64_T,
+    MPI_Alltoallv(words.data(), send_counts.data(), send_offsets.data(), MPI_UINT64_T,
                   receiving.data(), receive_counts.data(), receive_offsets.data(), MPI_UINT64_T,
                   comm_);
-    bytes_sent_ += (sending.size() - out[rank_].size()) * 8;
-    std::vector<std::vector<uint64_t>> in(ranks_);
-    for (int r = 0; r < ranks_; ++r) {
-        const auto* first = receiving.data() + receive_offsets[r];
-        in[r].assign(first, first + receive_counts[r]);
-    }
-    return in;
+    bytes_sent_ += (sent - counts[rank_]) * 8;
+    received.assign(receive_counts.begin(), receive_counts.end());
+    return receiving;
 }
 
 std::string MpiLink::first_error(const std::string& error) {

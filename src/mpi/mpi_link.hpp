@@ -33,8 +33,9 @@ class MpiLink final : public strip::RankLink {
     uint64_t max_of(uint64_t v) override;
     uint64_t sum_of(uint64_t v) override;
     void all_or(std::vector<uint64_t>& words) override;
-    std::vector<std::vector<uint64_t>> exchange(
-        const std::vector<std::vector<uint64_t>>& out) override;
+    std::vector<uint64_t> exchange(const std::vector<uint64_t>& words,
+                                   const std::vector<uint64_t>& counts,
+                                   std::vector<uint64_t>& received) override;
     std::string first_error(const std::string& error) override;
     std::vector<uint64_t> gather(const std::vector<uint64_t>& mine) override;
     [[noreturn]] void abort(const std::string& message, int status) override;

@@ -235,9 +235,12 @@ class RankLoad {
         busy_ += busy, units_ += units, columns_ += columns;
     }
 
-    // Every rank at once: the measurements since the last call, combined into the same estimate
-    // on every rank (a running mean: one slow moment of one rank moves it only halfway).
+    // Every rank at once: the measurements since the last estimate, combined into the same
+    // estimate on every rank (a running mean: one slow moment of one rank moves it only halfway).
+    // Only over a whole block's worth of columns: the short blocks of the run's start are mostly
+    // the ranks' pipeline filling, not their work.
     double rank0_extra(strip::RankLink& link) {
+        if (columns_ < kBlockColumns) return extra_;  // columns_ is the same on every rank
         const auto R = static_cast<size_t>(link.ranks()), me = static_cast<size_t>(link.rank());
         std::vector<uint64_t> v(2 * R, 0);
         v[2 * me] = std::bit_cast<uint64_t>(busy_);

@@ -37,10 +37,13 @@ class RankLink {
     virtual uint64_t sum_of(uint64_t v) = 0;
     // Bitwise OR of every rank's `words` (the same length on each), on every rank.
     virtual void all_or(std::vector<uint64_t>& words) = 0;
-    // Sends out[r] to each rank r (out has ranks() entries, empty ones send nothing) and
-    // returns in[r], what rank r sent to this one: every rank calls it at once.
-    virtual std::vector<std::vector<uint64_t>> exchange(
-        const std::vector<std::vector<uint64_t>>& out) = 0;
+    // Every rank at once: sends counts[r] words to each rank r, taken in rank order from
+    // `words` (counts has ranks() entries; 0 sends nothing), and returns what the ranks sent to
+    // this one, in rank order, with received[r] words from rank r. One buffer each way: the
+    // words may be rows' rings.
+    virtual std::vector<uint64_t> exchange(const std::vector<uint64_t>& words,
+                                           const std::vector<uint64_t>& counts,
+                                           std::vector<uint64_t>& received) = 0;
     // On every rank: the message of the lowest rank whose `error` is not empty, or "".
     virtual std::string first_error(const std::string& error) = 0;
     // On rank 0: every rank's words, in rank order; elsewhere: empty.

@@ -24,26 +24,25 @@ uint64_t packed_words(uint64_t rows, uint64_t L) {
     return rows + (rows * L + 3) / 4;
 }
 
-// Rows r of this rank for another: their last mismatches, then their ring entries a column at
-// a time (x mod L = 0, 1, ...), as 16-bit values packed four to a word. One pass over the ring,
-// a run of r.size() values per column.
-std::vector<uint64_t> pack_rows(const SearchState& p, Rows r) {
-    const uint64_t k = r.size(), L = p.ring_len;
-    std::vector<uint64_t> out(packed_words(k, L));
-    std::copy_n(p.last_mismatch.begin() + static_cast<int64_t>(r.a - p.first_row), k, out.begin());
-    auto* bytes = reinterpret_cast<char*>(out.data() + k);
+// Rows r of this rank for another, appended to `out`: their last mismatches, then their ring
+// entries a column at a time (x mod L = 0, 1, ...), as 16-bit values packed four to a word. One
+// pass over the ring, a run of r.size() values per column.
+void pack_rows(const SearchState& p, Rows r, std::vector<uint64_t>& out) {
+    const uint64_t k = r.size(), L = p.ring_len, at = out.size();
+    out.resize(at + packed_words(k, L));
+    std::copy_n(p.last_mismatch.begin() + static_cast<int64_t>(r.a - p.first_row), k,
+                out.begin() + static_cast<int64_t>(at));
+    auto* bytes = reinterpret_cast<char*>(out.data() + at + k);
     for (uint64_t x = 0; x < L; ++x)
         std::memcpy(bytes + x * k * 2, p.ring.data() + p.ring_index(x, r.a), k * 2);
-    return out;
 }
 
-// The other side of pack_rows, into rows r of this rank (p.first_row is already the new one).
-void unpack_rows(SearchState& p, Rows r, const std::vector<uint64_t>& in, size_t from) {
+// The other side of pack_rows, from `in` (its packed_words(k, L) words) into rows r of this rank
+// (p.first_row is already the new one).
+void unpack_rows(SearchState& p, Rows r, const uint64_t* in) {
     const uint64_t k = r.size(), L = p.ring_len;
-    if (in.size() != packed_words(k, L))
-        throw Error("internal: rank " + std::to_string(from) + " sent other rows than its own");
-    std::copy_n(in.begin(), k, p.last_mismatch.begin() + static_cast<int64_t>(r.a - p.first_row));
-    const auto* bytes = reinterpret_cast<const char*>(in.data() + k);
+    std::copy_n(in, k, p.last_mismatch.begin() + static_cast<int64_t>(r.a - p.first_row));
+    const auto* bytes = reinterpret_cast<const char*>(in + k);
     for (uint64_t x = 0; x < L; ++x)
         std::memcpy(p.ring.data() + p.ring_index(x, r.a), bytes + x * k * 2, k * 2);
 }
@@ -92,29 +91,37 @@ uint64_t move_rows(SearchState& p, const std::vector<uint64_t>& old_starts,
         p.first_row = now.a, p.end_row = now.b;
         return gained;
     }
-    std::vector<std::vector<uint64_t>> out(R);
+    std::vector<uint64_t> out, counts(R, 0), received;
     for (size_t r = 0; r < R; ++r)
         if (const Rows give = overlap(before, new_starts[r], new_starts[r + 1]);
-            r != me && !give.empty())
-            out[r] = pack_rows(p, give);
-    const std::vector<std::vector<uint64_t>> in = link.exchange(out);
+            r != me && !give.empty()) {
+            pack_rows(p, give, out);
+            counts[r] = packed_words(give.size(), p.ring_len);
+        }
+    const std::vector<uint64_t> in = link.exchange(out, counts, received);
+    out = {};  // before the ring may grow
 
     std::vector<uint64_t> last(now.size(), kNone);
     if (!keep.empty())
         std::copy_n(p.last_mismatch.begin() + static_cast<int64_t>(keep.a - before.a), keep.size(),
                     last.begin() + static_cast<int64_t>(keep.a - now.a));
-    // The ring is laid out again only when the new rows do not fit its room, and then with room
-    // for half as many rows again above them: rows keep moving the same way as more settle.
-    if (now.a < p.ring_first || now.b > p.ring_first + p.ring_stride)
+    // The ring is laid out again only when the new rows do not fit its room, or fill less than
+    // half of it (a rank that gave most of its rows away), and then with room for half as many
+    // rows again above them: rows keep moving the same way as more settle.
+    if (now.a < p.ring_first || now.b > p.ring_first + p.ring_stride ||
+        2 * now.size() < p.ring_stride)
         lay_out_ring(p, now.a, std::min(new_starts.back(), now.b + now.size() / 2), keep);
     p.last_mismatch = std::move(last);
     p.first_row = now.a, p.end_row = now.b;
+    uint64_t at = 0;  // rank r's words in `in`
     for (size_t r = 0; r < R; ++r) {
         const Rows take = overlap(now, old_starts[r], old_starts[r + 1]);
-        if (r != me && !take.empty())
-            unpack_rows(p, take, in[r], r);
-        else if (r != me && !in[r].empty())
-            throw Error("internal: rank " + std::to_string(r) + " sent rows not asked for");
+        const uint64_t expected =
+            r != me && !take.empty() ? packed_words(take.size(), p.ring_len) : 0;
+        if (received[r] != expected)
+            throw Error("internal: rank " + std::to_string(r) + " sent other rows than asked for");
+        if (expected) unpack_rows(p, take, in.data() + at);
+        at += received[r];
     }
     return gained;
 }
