@@ -16,6 +16,7 @@
 #include "io/row_periods_format.hpp"
 
 #include <algorithm>
+#include <string_view>
 
 #include "grundy/error.hpp"
 #include "io/atomic_file.hpp"
@@ -81,28 +82,29 @@ void csv_line(const RowPeriod& r, bool blocks, std::string& line) {
     line += '\n';
 }
 
+// The header and the rows, to a file being written or to a stream.
+template <class Out>
+void write_csv_rows(Out& out, const std::vector<RowPeriod>& rows, bool blocks) {
+    out << std::string_view(kCsvHeader);
+    std::string line;
+    for (const RowPeriod& r : rows) {
+        csv_line(r, blocks, line);
+        out << std::string_view(line);
+    }
+}
+
 }  // namespace
 
 void write_row_periods_csv(const std::string& path, const std::vector<RowPeriod>& rows,
                            const std::vector<std::string>& comment, bool blocks) {
     io::AtomicTextFile out(path);
     for (const auto& c : comment) out << "# " << c << "\n";
-    out << kCsvHeader;
-    std::string line;
-    for (const RowPeriod& r : rows) {
-        csv_line(r, blocks, line);
-        out << line;
-    }
+    write_csv_rows(out, rows, blocks);
     out.commit();
 }
 
 void write_row_periods_csv(std::ostream& out, const std::vector<RowPeriod>& rows, bool blocks) {
-    out << kCsvHeader;
-    std::string line;
-    for (const RowPeriod& r : rows) {
-        csv_line(r, blocks, line);
-        out << line;
-    }
+    write_csv_rows(out, rows, blocks);
 }
 
 namespace io {

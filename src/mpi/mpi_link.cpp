@@ -24,6 +24,19 @@ int checked_count(uint64_t n) {
     if (n > static_cast<uint64_t>(INT_MAX)) throw Error("internal: an MPI message over 2^31 words");
     return static_cast<int>(n);
 }
+
+// Where each rank's words start in a buffer holding counts[0], counts[1], ... words in rank
+// order (the displacements of MPI's v-collectives); `total` gets the buffer's length.
+std::vector<int> offsets_of(const std::vector<int>& counts, uint64_t& total) {
+    std::vector<int> offsets(counts.size());
+    total = 0;
+    for (size_t r = 0; r < counts.size(); ++r) {
+        offsets[r] = checked_count(total);
+        total += static_cast<uint64_t>(counts[r]);
+    }
+    checked_count(total);
+    return offsets;
+}
 }  // namespace
 
 MpiLink::MpiLink(MPI_Comm comm) : comm_(comm), out_(engine::kStripMessagesInFlight) {
@@ -112,23 +125,14 @@ std::vector<uint64_t> MpiLink::exchange(const std::vector<uint64_t>& words,
                                         std::vector<uint64_t>& received) {
     if (counts.size() != static_cast<size_t>(ranks_))
         throw Error("internal: an exchange without one count per rank");
-    std::vector<int> send_counts(ranks_), send_offsets(ranks_), receive_counts(ranks_),
-        receive_offsets(ranks_);
-    uint64_t sent = 0;
-    for (int r = 0; r < ranks_; ++r) {
-        send_offsets[r] = checked_count(sent);
-        send_counts[r] = checked_count(counts[r]);
-        sent += counts[r];
-    }
+    std::vector<int> send_counts(ranks_), receive_counts(ranks_);
+    for (int r = 0; r < ranks_; ++r) send_counts[r] = checked_count(counts[r]);
+    uint64_t sent = 0, total = 0;
+    const std::vector<int> send_offsets = offsets_of(send_counts, sent);
     if (sent != words.size()) throw Error("internal: an exchange's counts miss its words");
     std::lock_guard<std::mutex> lock(mutex_);
     MPI_Alltoall(send_counts.data(), 1, MPI_INT, receive_counts.data(), 1, MPI_INT, comm_);
-    uint64_t total = 0;
-    for (int r = 0; r < ranks_; ++r) {
-        receive_offsets[r] = checked_count(total);
-        total += static_cast<uint64_t>(receive_counts[r]);
-    }
-    checked_count(total);
+    const std::vector<int> receive_offsets = offsets_of(receive_counts, total);
     std::vector<uint64_t> receiving(total);
     MPI_Alltoallv(words.data(), send_counts.data(), send_offsets.data(), MPI_UINT64_T,
                   receiving.data(), receive_counts.data(), receive_offsets.data(), MPI_UINT64_T,
@@ -153,13 +157,10 @@ std::string MpiLink::first_error(const std::string& error) {
 std::vector<uint64_t> MpiLink::gather(const std::vector<uint64_t>& mine) {
     std::lock_guard<std::mutex> lock(mutex_);
     const int count = checked_count(mine.size());
-    std::vector<int> counts(rank_ == 0 ? ranks_ : 0), offsets(counts.size());
+    std::vector<int> counts(rank_ == 0 ? ranks_ : 0);
     MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm_);
     uint64_t total = 0;
-    for (size_t r = 0; r < counts.size(); ++r) {
-        offsets[r] = checked_count(total);
-        total += static_cast<uint64_t>(counts[r]);
-    }
+    const std::vector<int> offsets = offsets_of(counts, total);
     std::vector<uint64_t> all(total);
     MPI_Gatherv(mine.data(), count, MPI_UINT64_T, all.data(), counts.data(), offsets.data(),
                 MPI_UINT64_T, 0, comm_);

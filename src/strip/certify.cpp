@@ -49,6 +49,7 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <span>
@@ -613,15 +614,22 @@ class Certification {
         const uint64_t lo = p_.first_row, n = p_.end_row - lo;
         result_.rows.resize(n);
         const auto groups = static_cast<int64_t>((n + kCollectRows - 1) / kCollectRows);
+        std::exception_ptr error;  // an exception may not leave a thread: carried out
 #pragma omp parallel num_threads(std::max(o_.threads, 1))
         {
             std::vector<uint16_t> blocks;
 #pragma omp for schedule(dynamic)
             for (int64_t k = 0; k < groups; ++k) {
                 const uint64_t y0 = lo + static_cast<uint64_t>(k) * kCollectRows;
-                collect_group(y0, std::min(p_.end_row, y0 + kCollectRows), blocks);
+                try {
+                    collect_group(y0, std::min(p_.end_row, y0 + kCollectRows), blocks);
+                } catch (...) {
+#pragma omp critical(grundy_collect_error)
+                    if (!error) error = std::current_exception();
+                }
             }
         }
+        if (error) std::rethrow_exception(error);
         if (part_.link) gather_rows();
     }
 
