@@ -71,12 +71,16 @@ void allow_bmi2_builds(bool allowed) {
     bmi2_allowed.store(allowed, std::memory_order_relaxed);
 }
 
-SweepFn select_sweep(MexKernel kernel) {
+MexKernel resolve_mex_kernel(MexKernel kernel) {
     if (kernel == MexKernel::Auto) kernel = best_mex_kernel();
     if (!mex_kernel_supported(kernel))
         throw Error(std::string("this CPU cannot run the ") + mex_kernel_name(kernel) +
                     " mex kernel");
-    switch (kernel) {
+    return kernel;
+}
+
+SweepFn select_sweep(MexKernel kernel) {
+    switch (resolve_mex_kernel(kernel)) {
         case MexKernel::Avx512:
             return sweep_tile_avx512;
         case MexKernel::Avx2:

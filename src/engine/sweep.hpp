@@ -5,7 +5,6 @@
 
 #include "engine/table_state.hpp"
 #include "grundy/engine.hpp"
-#include "strip/strip_windows.hpp"
 
 namespace grundy::engine {
 
@@ -19,11 +18,10 @@ using SweepFn = int64_t (*)(TableState&, uint64_t x0, uint64_t x1, uint64_t y0, 
 int64_t sweep_tile_avx2(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*, bool);
 int64_t sweep_tile_avx512(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*, bool);
 
-// The tile and strip sweeps of the two scalar kernels (sweep_scalar_template.hpp), one table per
-// build: for any x86-64 (sweep_portable.cpp) and for BMI1 and BMI2 (sweep_bmi2.cpp).
+// The tile sweeps of the two scalar kernels (sweep_scalar_template.hpp), one table per build: for
+// any x86-64 (sweep_portable.cpp) and for BMI1 and BMI2 (sweep_bmi2.cpp).
 struct ScalarSweeps {
     SweepFn portable_tile, summary_tile;
-    StripColumnFn portable_strip, summary_strip;
 };
 extern const ScalarSweeps kAnyCpuSweeps;
 extern const ScalarSweeps kBmi2Sweeps;
@@ -35,8 +33,12 @@ const ScalarSweeps& scalar_sweeps();
 bool use_bmi2_builds();
 void allow_bmi2_builds(bool allowed);
 
-// The sweep for `kernel`; Auto is resolved to the best this CPU runs. Throws grundy::Error if
-// the CPU lacks the instructions of the kernel asked for.
+// `kernel` with Auto resolved to the best this CPU runs (best_mex_kernel). Throws grundy::Error if
+// the CPU lacks the instructions of the kernel asked for. The table's and the strip's dispatch
+// (strip/strip_sweep.hpp) both go through it.
+MexKernel resolve_mex_kernel(MexKernel kernel);
+
+// The tile sweep for `kernel` (resolve_mex_kernel).
 SweepFn select_sweep(MexKernel kernel);
 
 }  // namespace grundy::engine

@@ -1,11 +1,10 @@
-// The tile and strip sweeps with the scalar mex kernels (sweep_scalar_template.hpp), compiled for
+// The tile sweeps with the scalar mex kernels (sweep_scalar_template.hpp), compiled for
 // CPUs with BMI1 and BMI2 (x86-64 since Haswell and Excavator). Same isolation as sweep_avx2.cpp:
 // only this file's functions use those instructions (internal linkage), and the dispatch
 // (scalar_sweeps(), kernel_dispatch.cpp) hands them out only where the CPU reports both.
 #include "engine/mex_kernel.hpp"
 #include "engine/sweep.hpp"
 #include "engine/tile_fill.hpp"
-#include "strip/strip_windows.hpp"
 
 namespace grundy::engine {
 

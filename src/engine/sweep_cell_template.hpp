@@ -2,8 +2,9 @@
 //   MEX_PROBE(row, col, dia, from)  the kernel's probe (mex_kernel.hpp): loads only, no branch
 //   MEX_FINISH(row, col, dia, probe)  the kernel's finish: the mex from the probe
 // The includer opens an anonymous namespace (internal linkage: a build for one instruction set
-// never reaches a caller of another) inside grundy::engine, after mex_kernel.hpp, and
-// #undefs both macros after the sweeps that use this file.
+// never reaches a caller of another) inside grundy::engine or grundy::strip (with grundy::engine's
+// names in sight), after mex_kernel.hpp, and #undefs both macros after the sweeps that use this
+// file.
 //
 // One cell of a sweep: the mex of its row, column and diagonal sets, added to them. Included
 // by sweep_*.cpp inside a region compiled for one instruction set, with MEX_PROBE and

@@ -1,8 +1,7 @@
-// The tile and strip sweeps with the scalar mex kernels (sweep_scalar_template.hpp), for any CPU.
+// The tile sweeps with the scalar mex kernels (sweep_scalar_template.hpp), for any CPU.
 #include "engine/mex_kernel.hpp"
 #include "engine/sweep.hpp"
 #include "engine/tile_fill.hpp"
-#include "strip/strip_windows.hpp"
 
 namespace grundy::engine {
 namespace any_cpu {

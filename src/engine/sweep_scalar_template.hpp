@@ -3,7 +3,7 @@
 // MEX_PROBE and MEX_FINISH itself, for each of its two kernels, and kSweeps, that build's
 // ScalarSweeps (sweep.hpp).
 //
-// The tile and strip sweeps with the two scalar mex kernels: the flat word-by-word scan
+// The tile sweeps with the two scalar mex kernels: the flat word-by-word scan
 // (namespace flat) and the two-level scan over the windows' summaries of full words (namespace
 // summary). Included twice, each time inside a namespace of its own: by sweep_portable.cpp,
 // compiled for any x86-64, and by sweep_bmi2.cpp inside a region compiled for BMI1 and BMI2,
@@ -16,10 +16,9 @@ namespace flat {
 namespace {
 #define MEX_PROBE probe_first_word
 #define MEX_FINISH mex_finish_portable
-#include "engine/sweep_cell_template.hpp"  // first: the two sweeps below use it
+#include "engine/sweep_cell_template.hpp"  // first: the tile sweep below uses it
 
 #include "engine/tile_sweep_template.hpp"
-#include "strip/strip_sweep_template.hpp"
 #undef MEX_PROBE
 #undef MEX_FINISH
 }  // namespace
@@ -29,16 +28,13 @@ namespace summary {
 namespace {
 #define MEX_PROBE mex_probe_summary
 #define MEX_FINISH mex_finish_summary
-#include "engine/sweep_cell_template.hpp"  // first: the two sweeps below use it
+#include "engine/sweep_cell_template.hpp"  // first: the tile sweep below uses it
 
 #include "engine/tile_sweep_template.hpp"
-#include "strip/strip_sweep_template.hpp"
 #undef MEX_PROBE
 #undef MEX_FINISH
 }  // namespace
 }  // namespace summary
 
 // This build's sweeps, for the dispatch (sweep.hpp).
-inline constexpr ScalarSweeps kSweeps{&flat::sweep_tile_body, &summary::sweep_tile_body,
-                                      &flat::sweep_strip_column_body,
-                                      &summary::sweep_strip_column_body};
+inline constexpr ScalarSweeps kSweeps{&flat::sweep_tile_body, &summary::sweep_tile_body};

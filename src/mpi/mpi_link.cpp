@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <thread>
 
-#include "engine/config.hpp"
 #include "grundy/error.hpp"
+#include "strip/strip_config.hpp"
 
 namespace grundy::mpi {
 namespace {
@@ -39,7 +39,7 @@ std::vector<int> offsets_of(const std::vector<int>& counts, uint64_t& total) {
 }
 }  // namespace
 
-MpiLink::MpiLink(MPI_Comm comm) : comm_(comm), out_(engine::kStripMessagesInFlight) {
+MpiLink::MpiLink(MPI_Comm comm) : comm_(comm), out_(strip::kStripMessagesInFlight) {
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &ranks_);
 }

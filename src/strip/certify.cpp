@@ -66,8 +66,6 @@
 namespace grundy {
 namespace {
 
-using engine::Strip;
-using engine::StripSnapshot;
 using namespace grundy::strip;
 using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
@@ -191,7 +189,7 @@ void report(PeriodsProgress* pr, int phase, uint64_t column, uint64_t target, ui
 // ever from there, and need no sweep any more if the ring holds whole periods of them (length a
 // multiple of lambda). Takes effect at the next block.
 // `limit`: with ranks, rank 0's rows but one (Strip::settle).
-void note_settled(engine::SettledRows& settled, SearchState& p, uint64_t m, uint64_t lambda,
+void note_settled(SettledRows& settled, SearchState& p, uint64_t m, uint64_t lambda,
                   uint64_t limit) {
     m = std::min(m, limit);
     if (m <= settled.rows || p.ring_len == 0 || p.ring_len % lambda != 0) return;
@@ -322,7 +320,7 @@ class Certification {
 
   private:
     // This process's rows: all of them, or with ranks, its rank's share of the cut `starts`.
-    static engine::StripPart part_of(const std::vector<uint64_t>& starts, strip::RankLink* link) {
+    static StripPart part_of(const std::vector<uint64_t>& starts, strip::RankLink* link) {
         const auto r = link ? static_cast<size_t>(link->rank()) : 0;
         return {starts[r], starts[r + 1], link};
     }
@@ -402,7 +400,7 @@ class Certification {
             const uint64_t end = block_end(next);
             const bool comparing = !p_.found && next > first_saved();
             unrecorded_rows_ = rows_repeating_in_ring(next);
-            engine::StripBlock b;
+            StripBlock b;
             b.columns = end - next;
             if (p_.ring_len) b.rows_done = recorder_;
             b.first_reported_row = unrecorded_rows_;
@@ -512,7 +510,7 @@ class Certification {
     // of the work, the rows are cut again and change hands (rank_moves.hpp). Every rank decides
     // alike: the settled rows are the same on each.
     // The strip's next block; with ranks, timed for RankLoad.
-    void sweep_block(const engine::StripBlock& b) {
+    void sweep_block(const StripBlock& b) {
         if (!part_.link) return strip_->advance_block(b);
         const auto start = Clock::now();
         const double waited = part_.link->wait_seconds();
@@ -521,7 +519,7 @@ class Certification {
                             (part_.link->wait_seconds() - waited);
         double units = 0;  // the modeled work per column of the rows it swept
         for (uint64_t y = std::max(part_.lo, strip_->settled_rows()); y < part_.hi; ++y)
-            units += static_cast<double>(engine::strip_row_cost(y));
+            units += static_cast<double>(strip_row_cost(y));
         load_.add(busy, units * static_cast<double>(b.columns), b.columns);
     }
 
@@ -585,7 +583,7 @@ class Certification {
             uint64_t end =
                 std::min(next + (strip::test_delay_us.load() ? 16 : kBlockColumns), last + 1);
             if (next <= p_.x0) end = std::min(end, p_.x0 + 1);
-            engine::StripBlock b;
+            StripBlock b;
             b.columns = end - next;
             b.rows_done = recorder_;
             pass.advance_block(b);
@@ -694,14 +692,14 @@ class Certification {
     const Clock::time_point start_;
     PeriodsResult result_;
     std::vector<uint64_t> starts_;  // each rank's first row, then Y (one process: 0, Y)
-    engine::StripPart part_;        // this process's rows
+    StripPart part_;                // this process's rows
     std::unique_ptr<Strip> strip_;
     SearchState p_;
     Runner runner_;
     RecordErrors record_errors_;
-    engine::StripRowsFn recorder_;
+    StripRowsFn recorder_;
     std::vector<uint32_t> matched_rows_;
-    engine::SettledRows settled_;   // the lowest rows whose sub-strip has repeated
+    SettledRows settled_;           // the lowest rows whose sub-strip has repeated
     uint64_t unrecorded_rows_ = 0;  // in this block (rows_repeating_in_ring)
     uint64_t balanced_for_ = 0;     // the settled rows when the cut was last looked at
     uint64_t blocks_since_look_ = 0;

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/config.hpp"
 #include "grundy/error.hpp"
+#include "strip/strip_config.hpp"
 
 namespace grundy::strip {
 namespace {
@@ -17,8 +17,7 @@ constexpr uint64_t kMinRankRows = 2;
 std::vector<double> unsettled_work(uint64_t rows, uint64_t settled) {
     std::vector<double> prefix(rows + 1, 0.0);
     for (uint64_t y = 0; y < rows; ++y)
-        prefix[y + 1] =
-            prefix[y] + (y < settled ? 0.0 : static_cast<double>(engine::strip_row_cost(y)));
+        prefix[y + 1] = prefix[y] + (y < settled ? 0.0 : static_cast<double>(strip_row_cost(y)));
     return prefix;
 }
 }  // namespace

@@ -14,8 +14,6 @@
 
 namespace grundy::strip {
 
-using engine::StripSnapshot;
-
 inline constexpr uint64_t kNone = ~uint64_t{0};
 
 // The ring's storage: calloc, so the zero pages cost nothing until the sweep reaches them (a

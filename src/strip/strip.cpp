@@ -8,8 +8,9 @@
 #include "engine/sweep.hpp"
 #include "grundy/error.hpp"
 #include "strip/boundary_bits.hpp"
+#include "strip/strip_config.hpp"
 
-namespace grundy::engine {
+namespace grundy::strip {
 
 bool same_state(const StripSnapshot& a, const StripSnapshot& b) {
     return a.rows == b.rows && a.words == b.words;
@@ -20,33 +21,12 @@ Strip::Strip(uint64_t rows, MexKernel kernel, int threads, uint64_t lag, StripPa
     if (rows == 0) throw Error("a strip needs at least one row");
     if (lo_ >= hi_ || hi_ > rows || (!link_ && (lo_ != 0 || hi_ != rows)))
         throw Error("internal: a strip's part without its rows or its link");
-    boundary_words_ = strip::boundary_words(rows);
-    // Strip windows are short (about 3y bits) and the scans shorter still (about y / 2 bits), so
-    // the word-at-a-time scan wins: rows 0..255 took 13.1 s with it, 14.0 s with the summary
-    // kernel and 15.7 s with the flat AVX-512 one (one thread, same results). Measured again
-    // for 512 and 1024 rows (one thread, best of 3-4 runs of 30 000-60 000 columns): portable
-    // 16.9 and 19.9 ns per cell, summary 18.7 and 21.2, AVX2 19.3 and 21.9, AVX-512 21.6 and
-    // 25.0. A vector scan also loads the column's last word right after the previous cell
-    // stored it, which store forwarding cannot serve.
-    if (kernel == MexKernel::Auto) kernel = MexKernel::Portable;
-    if (!mex_kernel_supported(kernel))
-        throw Error(std::string("this CPU cannot run the ") + mex_kernel_name(kernel) +
-                    " mex kernel");
-    switch (kernel) {
-        case MexKernel::Avx512:
-            sweep_ = sweep_strip_column_avx512;
-            break;
-        case MexKernel::Avx2:
-            sweep_ = sweep_strip_column_avx2;
-            break;
-        case MexKernel::Summary:
-            sweep_ = scalar_sweeps().summary_strip;
-            break;
-        default:
-            sweep_ = scalar_sweeps().portable_strip;
-            break;
-    }
-    kernel_name_ = mex_kernel_name(kernel);
+    boundary_words_ = boundary_words(rows);
+    // Auto is the summary kernel, as for tables: with the column's last word just stored by the
+    // cell below, a vector scan waits on store forwarding, and the two-level scan reads least.
+    const MexKernel resolved = engine::resolve_mex_kernel(kernel);
+    sweep_ = select_strip_sweep(resolved);
+    kernel_name_ = mex_kernel_name(resolved);
     max_threads_ = threads > 1 ? static_cast<uint64_t>(threads) : 1;
     thread_bands_ = max_threads_ == 1 ? 1 : max_threads_ * kStripBandsPerThread;
     // One band needs no pipeline, so its windows have a lag of 1; a rank's rows may grow later
@@ -195,14 +175,13 @@ void Strip::receive_boundary(Band& band, uint64_t x, uint64_t i, uint64_t column
     BitWindow& col = s.column(x);
     StripWindows::reset(col, s.column_floor(x));
     col.reserve_through((x + rows_) / 64 + kScanPadWords + 2);
-    strip::or_packed(col, words, 0, W - 1,
-                     strip::column_bits_first(static_cast<int64_t>(x), rows_));
+    or_packed(col, words, 0, W - 1, column_bits_first(static_cast<int64_t>(x), rows_));
     const int64_t d = static_cast<int64_t>(x) - static_cast<int64_t>(lo_);
     BitWindow& dia = s.diag(x, lo_);
     StripWindows::reset(dia, s.diagonal_floor(x, lo_));
     const int64_t top = d + 2 * static_cast<int64_t>(rows_);  // above every value of its cells
     dia.reserve_through(static_cast<uint64_t>(std::max<int64_t>(top, 0)) / 64 + kScanPadWords + 2);
-    strip::or_packed(dia, words + W, 0, W - 1, strip::diagonal_bits_first(d, rows_));
+    or_packed(dia, words + W, 0, W - 1, diagonal_bits_first(d, rows_));
 }
 
 // After rows lo..hi-1 of column x: column x's set (every row below hi now) and the diagonal
@@ -212,10 +191,9 @@ void Strip::send_boundary(Band& band, uint64_t x, uint64_t i, uint64_t columns) 
     const uint64_t W = boundary_words_, j = i % kStripMessageColumns;
     StripWindows& s = *windows_;
     uint64_t* words = band.message.data() + j * 2 * W;
-    strip::pack_window(s.column(x), strip::column_bits_first(static_cast<int64_t>(x), rows_), W,
-                       words);
+    pack_window(s.column(x), column_bits_first(static_cast<int64_t>(x), rows_), W, words);
     const int64_t d = static_cast<int64_t>(x) - static_cast<int64_t>(hi_);
-    strip::pack_window(s.diag(x, hi_), strip::diagonal_bits_first(d, rows_), W, words + W);
+    pack_window(s.diag(x, hi_), diagonal_bits_first(d, rows_), W, words + W);
     if (j + 1 == kStripMessageColumns || i + 1 == columns)
         link_->send_up(band.message.data(), (j + 1) * 2 * W);
 }
@@ -229,7 +207,7 @@ void Strip::settle(const SettledRows& settled) {
         throw Error("internal: settled rows without a usable ring");
     // Nothing reads the boundary once every row is settled.
     if (settled.rows > settled_.rows && settled.rows < rows_) {
-        if (!boundary_) boundary_ = std::make_unique<strip::SettledBoundary>(rows_);
+        if (!boundary_) boundary_ = std::make_unique<SettledBoundary>(rows_);
         boundary_->extend(settled.rows, settled.period, settled.values, settled.length,
                           settled.stride, next_);
     }
@@ -361,7 +339,7 @@ bool Strip::for_each_segment_word(const Segment& seg, uint64_t x, Visit&& visit)
     const BitWindow& w = window_of(seg, x);
     const int64_t first = static_cast<int64_t>(x) + seg.start;
     for (uint64_t k = 0; k * 64 < seg.bits; ++k) {
-        uint64_t c = strip::window_chunk(w, first + static_cast<int64_t>(k * 64));
+        uint64_t c = window_chunk(w, first + static_cast<int64_t>(k * 64));
         const uint64_t left = seg.bits - k * 64;
         if (left < 64) c &= (uint64_t{1} << left) - 1;
         if (!visit(seg.offset + k, c)) return false;
@@ -479,4 +457,4 @@ void Strip::repartition(const StripPart& part, const StripSnapshot& s, const Set
     cut_bands(band_count_);
 }
 
-}  // namespace grundy::engine
+}  // namespace grundy::strip

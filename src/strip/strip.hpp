@@ -41,9 +41,10 @@
 #include "grundy/engine.hpp"
 #include "strip/rank_link.hpp"
 #include "strip/settled_boundary.hpp"
+#include "strip/strip_sweep.hpp"
 #include "strip/strip_windows.hpp"
 
-namespace grundy::engine {
+namespace grundy::strip {
 
 // A relative state, flattened: the segments of Strip::layout(), each padded to whole words.
 struct StripSnapshot {
@@ -99,7 +100,7 @@ struct SettledRows {
 // row, and no link).
 struct StripPart {
     uint64_t lo = 0, hi = 0;
-    strip::RankLink* link = nullptr;
+    RankLink* link = nullptr;
 };
 
 class Strip {
@@ -203,7 +204,7 @@ class Strip {
 
     uint64_t rows_;
     uint64_t lo_ = 0, hi_ = 0;
-    strip::RankLink* link_ = nullptr;
+    RankLink* link_ = nullptr;
     uint64_t boundary_words_ = 0;  // of one packed set
     uint64_t next_ = 0;
     StripColumnFn sweep_;
@@ -217,11 +218,11 @@ class Strip {
     uint64_t thread_bands_ = 1;  // bands the threads want, at most (one: the windows' lag is 1)
     uint64_t band_count_ = 1;    // bands wanted (fewer when few rows are left to sweep)
     SettledRows settled_;
-    std::unique_ptr<strip::SettledBoundary> boundary_;  // once rows are settled
+    std::unique_ptr<SettledBoundary> boundary_;  // once rows are settled
     int threads_ = 1;
     uint64_t max_threads_ = 1;           // asked for
     std::atomic<bool> failed_{false};    // a tile threw: the others are skipped
     std::atomic<bool> mismatch_{false};  // a band's live comparison and snapshot disagreed
 };
 
-}  // namespace grundy::engine
+}  // namespace grundy::strip

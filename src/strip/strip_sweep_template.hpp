@@ -1,7 +1,7 @@
 // Template, included once per instruction set; no include guard. Parameters: those of
 // sweep_cell_template.hpp (MEX_PROBE, MEX_FINISH), included just before it in the same
 // namespace. Defines sweep_strip_column_body, the StripColumnFn of that build
-// (strip_windows.hpp).
+// (strip_sweep.hpp).
 //
 // The sweep of one band of a column of a strip (StripWindows): the cells (x, y0..y1-1), bottom
 // up, each the mex of its row, column and diagonal sets (sweep_cell_template.hpp), exactly like

@@ -20,8 +20,12 @@
 
 #include "engine/bit_window.hpp"
 #include "engine/config.hpp"
+#include "strip/strip_config.hpp"
 
-namespace grundy::engine {
+namespace grundy::strip {
+
+using engine::BitWindow;
+using engine::kScanPadWords;
 
 struct StripWindows {
     uint64_t rows = 0;
@@ -80,13 +84,4 @@ struct StripWindows {
     }
 };
 
-// Sweeps rows y0..y1-1 of column x, writing g(x, y) to g[y - y0]. Needs rows 0..y0-1 of column x
-// and rows y0 - 1 .. y1 - 1 of column x - 1 done (the column's set grows from y = 0 up, the
-// diagonals come from the cells below and to the left); y0 = 0 starts the column's set.
-using StripColumnFn = void (*)(StripWindows&, uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g);
-
-// The scalar kernels' strip sweeps are in engine/sweep.hpp (ScalarSweeps).
-void sweep_strip_column_avx2(StripWindows&, uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g);
-void sweep_strip_column_avx512(StripWindows&, uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g);
-
-}  // namespace grundy::engine
+}  // namespace grundy::strip

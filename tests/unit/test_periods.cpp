@@ -137,15 +137,15 @@ TEST(Periods, StripMatchesTableAndRestores) {
         // The portable and summary kernels in both builds (sweep_bmi2.cpp) where BMI2 is there.
         testing::Bmi2Builds builds(bmi2);
         if (bmi2 && !engine::use_bmi2_builds()) continue;
-        engine::Strip strip(Y, k);
+        strip::Strip strip(Y, k);
         std::vector<uint64_t> g(Y);
-        engine::StripSnapshot snap;
+        strip::StripSnapshot snap;
         for (uint64_t x = 0; x < X; ++x) {
             strip.advance(g.data());
             for (uint64_t y = 0; y < Y; ++y) ASSERT_EQ(g[y], t(x, y)) << x << "," << y;
             if (x == 1000) strip.snapshot(snap);
         }
-        engine::Strip again(Y, k);
+        strip::Strip again(Y, k);
         again.restore(snap);
         for (uint64_t x = 1001; x < X; ++x) {
             again.advance(g.data());
@@ -155,21 +155,21 @@ TEST(Periods, StripMatchesTableAndRestores) {
 }
 
 TEST(Periods, DamagedStateIsNotAccepted) {
-    engine::Strip strip(24, MexKernel::Auto);
+    strip::Strip strip(24, MexKernel::Auto);
     std::vector<uint64_t> g(24);
     for (int x = 0; x < 777; ++x) strip.advance(g.data());
-    engine::StripSnapshot good;
+    strip::StripSnapshot good;
     strip.snapshot(good);
     EXPECT_TRUE(strip.matches(good));
     ASSERT_GT(strip.state_bits(), 0u);
     uint64_t tried = 0;
     for (uint64_t w = 0; w < good.words.size(); ++w)
         for (uint64_t b = 0; b < 64; ++b) {
-            engine::StripSnapshot bad = good;
+            strip::StripSnapshot bad = good;
             bad.words[w] ^= uint64_t{1} << b;
             // Padding bits past a segment's end never match a live state either.
             EXPECT_FALSE(strip.matches(bad)) << "word " << w << " bit " << b;
-            EXPECT_FALSE(engine::same_state(good, bad));
+            EXPECT_FALSE(strip::same_state(good, bad));
             ++tried;
         }
     EXPECT_EQ(tried, good.words.size() * 64);
@@ -207,13 +207,13 @@ TEST(Periods, RingAndSecondPassAgree) {
 // --- threads -----------------------------------------------------------------------------
 
 // Every cell of every column of `strip`, swept in blocks of the given lengths (cycled).
-std::vector<uint64_t> sweep_cells(engine::Strip& strip, uint64_t cols,
+std::vector<uint64_t> sweep_cells(strip::Strip& strip, uint64_t cols,
                                   const std::vector<uint64_t>& blocks) {
     const uint64_t Y = strip.rows();
     std::vector<uint64_t> cells(cols * Y, ~uint64_t{0});
     const uint64_t first = strip.columns_done();
     for (size_t i = 0; strip.columns_done() < first + cols; ++i) {
-        engine::StripBlock b;
+        strip::StripBlock b;
         b.columns = std::min(blocks[i % blocks.size()], first + cols - strip.columns_done());
         b.rows_done = [&](uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g) {
             for (uint64_t y = y0; y < y1; ++y) cells[(x - first) * Y + y] = g[y - y0];
@@ -238,17 +238,17 @@ TEST(PeriodsThreads, StripMatchesOneThreadCellByCell) {
         SCOPED_TRACE("rows " + std::to_string(c.rows) + " threads " + std::to_string(c.threads) +
                      " lag " + std::to_string(c.lag));
         const uint64_t cols = 5000;
-        engine::Strip one(c.rows, MexKernel::Auto, 1);
+        strip::Strip one(c.rows, MexKernel::Auto, 1);
         const std::vector<uint64_t> ref = sweep_cells(one, cols, {cols});
-        engine::Strip many(c.rows, MexKernel::Auto, c.threads, c.lag);
+        strip::Strip many(c.rows, MexKernel::Auto, c.threads, c.lag);
         ASSERT_EQ(many.threads(), c.threads);
         const std::vector<uint64_t> got = sweep_cells(many, cols, {1, 7, 300, 1000, 2500});
         for (uint64_t i = 0; i < ref.size(); ++i)
             ASSERT_EQ(got[i], ref[i]) << "x " << i / c.rows << " y " << i % c.rows;
-        engine::StripSnapshot a, b;
+        strip::StripSnapshot a, b;
         one.snapshot(a);
         many.snapshot(b);
-        EXPECT_TRUE(engine::same_state(a, b));
+        EXPECT_TRUE(strip::same_state(a, b));
         EXPECT_TRUE(many.matches(a));
     }
 }
@@ -259,10 +259,10 @@ TEST(PeriodsThreads, ComparisonsAndRestoresAcrossThreadCounts) {
     // The strip of 21 rows is periodic (P = 384) before column 2400, so the state saved there
     // comes back twice in the next 999 columns.
     constexpr uint64_t Y = 21;
-    engine::Strip one(Y, MexKernel::Auto, 1);
+    strip::Strip one(Y, MexKernel::Auto, 1);
     std::vector<uint64_t> g(Y);
     for (uint64_t x = 0; x <= 2400; ++x) one.advance(g.data());
-    engine::StripSnapshot saved;
+    strip::StripSnapshot saved;
     one.snapshot(saved);  // after column 2400
     std::vector<uint8_t> expected;
     for (uint64_t x = 2401; x < 3400; ++x) {
@@ -271,9 +271,9 @@ TEST(PeriodsThreads, ComparisonsAndRestoresAcrossThreadCounts) {
     }
     ASSERT_GE(std::count(expected.begin(), expected.end(), 1), 2);  // it does repeat
     for (int threads : {2, 3}) {
-        engine::Strip many(Y, MexKernel::Auto, threads, 3);
+        strip::Strip many(Y, MexKernel::Auto, threads, 3);
         many.restore(saved);
-        engine::StripBlock b;
+        strip::StripBlock b;
         b.columns = 999;
         std::vector<uint32_t> matched_rows;
         b.compare = &saved;
@@ -282,10 +282,10 @@ TEST(PeriodsThreads, ComparisonsAndRestoresAcrossThreadCounts) {
         std::vector<uint8_t> matched;
         for (const uint32_t m : matched_rows) matched.push_back(m == Y ? 1 : 0);
         EXPECT_EQ(matched, expected) << threads << " threads";
-        engine::StripSnapshot end_one, end_many;
+        strip::StripSnapshot end_one, end_many;
         one.snapshot(end_one);
         many.snapshot(end_many);
-        EXPECT_TRUE(engine::same_state(end_one, end_many)) << threads << " threads";
+        EXPECT_TRUE(strip::same_state(end_one, end_many)) << threads << " threads";
     }
 }
 
@@ -296,7 +296,7 @@ TEST(PeriodsThreads, ComparisonsAndRestoresAcrossThreadCounts) {
 // (ComparisonsAndRestoresAcrossThreadCounts).
 TEST(PeriodsThreads, SettledRowsGiveTheSameCells) {
     constexpr uint64_t Y = 45, S = 21, P = 384, L = 3 * P, first = 2401 + P, cols = 3000;
-    engine::Strip plain(Y, MexKernel::Auto, 1);
+    strip::Strip plain(Y, MexKernel::Auto, 1);
     const std::vector<uint64_t> head = sweep_cells(plain, first, {first});
     const std::vector<uint64_t> ref = sweep_cells(plain, cols, {cols});
     // The ring the strip reads: g - x + 2y of every column at (x mod L) * Y + y.
@@ -307,10 +307,10 @@ TEST(PeriodsThreads, SettledRowsGiveTheSameCells) {
     for (uint64_t i = 0; i < head.size(); ++i) record(i / Y, i % Y, head[i]);
     for (const auto& [threads, period] : {std::pair{1, P}, {2, P}, {3, P}, {2, uint64_t{3}}}) {
         SCOPED_TRACE(std::to_string(threads) + " threads, period " + std::to_string(period));
-        engine::Strip strip(Y, MexKernel::Auto, threads, 3);
+        strip::Strip strip(Y, MexKernel::Auto, threads, 3);
         sweep_cells(strip, first, {first});
         std::vector<uint16_t> live(ring);
-        engine::SettledRows settled;
+        strip::SettledRows settled;
         settled.rows = S;
         settled.period = period;
         settled.values = live.data();
@@ -318,7 +318,7 @@ TEST(PeriodsThreads, SettledRowsGiveTheSameCells) {
         settled.stride = Y;
         strip.settle(settled);
         std::vector<uint64_t> got(cols * Y);
-        engine::StripBlock b;
+        strip::StripBlock b;
         b.columns = cols;
         b.rows_done = [&](uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g) {
             for (uint64_t y = y0; y < y1; ++y) {
@@ -333,10 +333,10 @@ TEST(PeriodsThreads, SettledRowsGiveTheSameCells) {
         }
         for (uint64_t i = 0; i < ref.size(); ++i)
             ASSERT_EQ(got[i], ref[i]) << "x " << first + i / Y << " y " << i % Y;
-        engine::StripSnapshot a, c;
+        strip::StripSnapshot a, c;
         plain.snapshot(a);
         strip.snapshot(c);
-        EXPECT_TRUE(engine::same_state(a, c));
+        EXPECT_TRUE(strip::same_state(a, c));
     }
 }
 
@@ -406,7 +406,7 @@ TEST(PeriodsThreads, CheckpointKeepsTheSettledRows) {
     watch.join();
     ASSERT_EQ(stopped.status, PeriodsResult::Status::Interrupted);
     const strip::SearchState saved = strip::load_checkpoint(
-        ck.string(), o.rows, engine::Strip(o.rows, MexKernel::Auto).state_words(), 0, o.rows);
+        ck.string(), o.rows, strip::Strip(o.rows, MexKernel::Auto).state_words(), 0, o.rows);
     EXPECT_GE(saved.settled_rows, 12u);
     EXPECT_GT(saved.settled_period, 0u);
     ASSERT_FALSE(saved.settled_since.empty());

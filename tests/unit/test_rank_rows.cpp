@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "engine/config.hpp"
 #include "grundy/error.hpp"
 #include "strip/rank_link.hpp"
+#include "strip/strip_config.hpp"
 
 namespace grundy {
 namespace {
@@ -28,7 +28,7 @@ TEST(RankRows, CoverEveryRowOnceWithTwoRowsOrMoreEach) {
 // The work per column of rows y0..y1-1 that have not settled.
 uint64_t work(uint64_t y0, uint64_t y1, uint64_t settled) {
     uint64_t w = 0;
-    for (uint64_t y = std::max(y0, settled); y < y1; ++y) w += engine::strip_row_cost(y);
+    for (uint64_t y = std::max(y0, settled); y < y1; ++y) w += strip::strip_row_cost(y);
     return w;
 }
 
@@ -44,29 +44,29 @@ TEST(RankRows, EqualSharesOfTheRowsNotSettled) {
             for (int r = 0; r < R; ++r) {
                 EXPECT_GE(s[r + 1], s[r] + 2);
                 const uint64_t w = work(s[r], s[r + 1], settled);
-                EXPECT_LE(std::max(w, mean) - std::min(w, mean), engine::strip_row_cost(512))
+                EXPECT_LE(std::max(w, mean) - std::min(w, mean), strip::strip_row_cost(512))
                     << settled << " settled, rank " << r << " of " << R;
             }
             EXPECT_LE(
                 strip::cut_imbalance(s, settled),
-                1.0 + static_cast<double>(engine::strip_row_cost(512)) / static_cast<double>(mean));
+                1.0 + static_cast<double>(strip::strip_row_cost(512)) / static_cast<double>(mean));
         }
     EXPECT_EQ(strip::cut_rank_rows(512, 1, 300), (std::vector<uint64_t>{0, 512}));
 }
 
 TEST(RankRows, RankZerosExtraWorkLeavesItFewerRows) {
     // Work rank 0 does besides its rows (measured during a run) counts as part of its share.
-    const double extra = 20.0 * static_cast<double>(engine::strip_row_cost(300));
+    const double extra = 20.0 * static_cast<double>(strip::strip_row_cost(300));
     for (const int R : {2, 4}) {
         const auto plain = strip::cut_rank_rows(512, R, 200);
         const auto s = strip::cut_rank_rows(512, R, 200, extra);
         EXPECT_LT(s[1], plain[1]);
         const double mean = (static_cast<double>(work(0, 512, 200)) + extra) / R;
         EXPECT_NEAR(static_cast<double>(work(0, s[1], 200)) + extra, mean,
-                    static_cast<double>(engine::strip_row_cost(512)));
+                    static_cast<double>(strip::strip_row_cost(512)));
         for (int r = 1; r < R; ++r)
             EXPECT_NEAR(static_cast<double>(work(s[r], s[r + 1], 200)), mean,
-                        static_cast<double>(engine::strip_row_cost(512)));
+                        static_cast<double>(strip::strip_row_cost(512)));
         EXPECT_LT(strip::cut_imbalance(s, 200, extra), strip::cut_imbalance(plain, 200, extra));
     }
 }
@@ -78,7 +78,7 @@ TEST(RankRows, SettlingUnbalancesTheCutItWasMadeFor) {
     EXPECT_NEAR(strip::cut_imbalance(s, 0), 1.0, 0.01);
     // Rows 0..s[1]-2 settled: rank 0 sweeps one row, rank 1 all of its own.
     const double after = strip::cut_imbalance(s, s[1] - 1);
-    const auto one = static_cast<double>(engine::strip_row_cost(s[1] - 1)),
+    const auto one = static_cast<double>(strip::strip_row_cost(s[1] - 1)),
                rest = static_cast<double>(work(s[1], 512, 0));
     EXPECT_NEAR(after, 2 * rest / (one + rest), 1e-9);
     EXPECT_GT(after, 1.9);

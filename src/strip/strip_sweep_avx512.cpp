@@ -1,0 +1,33 @@
+// The strip's column sweep with the flat AVX512 mex kernel (engine/mex_kernel_avx512.hpp). Only
+// this file's functions are compiled for it (internal linkage); select_strip_sweep hands it out
+// only where the CPU has the instructions.
+#include <immintrin.h>
+
+#include "engine/mex_kernel.hpp"
+#include "strip/strip_sweep.hpp"
+
+namespace grundy::strip {
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,bmi")
+namespace {
+using namespace grundy::engine;
+
+#include "engine/mex_kernel_avx512.hpp"
+
+#define MEX_PROBE probe_first_word
+#define MEX_FINISH mex_finish_avx512
+#include "engine/sweep_cell_template.hpp"  // first: the strip sweep below uses it
+
+#include "strip/strip_sweep_template.hpp"
+#undef MEX_PROBE
+#undef MEX_FINISH
+
+}  // namespace
+
+void sweep_strip_column_avx512(StripWindows& s, uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g) {
+    sweep_strip_column_body(s, x, y0, y1, g);
+}
+#pragma GCC pop_options
+
+}  // namespace grundy::strip

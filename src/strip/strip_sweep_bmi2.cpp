@@ -1,0 +1,19 @@
+// The strip's column sweeps with the scalar mex kernels (strip_sweep_scalar.hpp), compiled for
+// CPUs with BMI1 and BMI2; isolated like the table's engine/sweep_bmi2.cpp and handed out by
+// select_strip_sweep only where the CPU reports both.
+#include "engine/mex_kernel.hpp"
+#include "strip/strip_sweep.hpp"
+
+namespace grundy::strip {
+
+#pragma GCC push_options
+#pragma GCC target("bmi,bmi2")
+namespace with_bmi2 {
+using namespace grundy::engine;
+#include "strip/strip_sweep_scalar.hpp"
+}  // namespace with_bmi2
+#pragma GCC pop_options
+
+const ScalarStripSweeps kBmi2StripSweeps = with_bmi2::kSweeps;
+
+}  // namespace grundy::strip
