@@ -15,10 +15,6 @@
 
 namespace grundy {
 
-namespace strip {
-class RankLink;  // the ranks of an MPI job (src/strip/rank_link.hpp; grundy-mpi sets it)
-}
-
 // Row y's result is a RowPeriod (grundy/row_period.hpp) with certified true. Its preperiod and
 // period follow the criterion of periodicity.hpp applied to d(x) = g(x, y) - x, but exactly and
 // for ever: the least p with d(x + p) = d(x) for all large x, and the least x0 from which that
@@ -57,10 +53,6 @@ struct PeriodsOptions {
     // Whether to keep the blocks: the sum of the periods in values of 4 bytes (RowPeriod::block),
     // which grows much faster than the strip's state.
     bool keep_blocks = true;
-    // Set by grundy-mpi: this process is one rank of a strip cut into bands of rows, one per
-    // rank; every rank calls certify_row_periods with the same options, and rank 0's result
-    // has every row. Null: the whole strip in this process.
-    strip::RankLink* link = nullptr;
 };
 
 struct PeriodsResult {
@@ -91,7 +83,14 @@ struct PeriodsResult {
     double seconds = 0.0;
 };
 
-// Throws grundy::Error for bad options and for a corrupt or mismatched checkpoint.
+// Throws grundy::ArgumentError for options out of range (rows 1..16384, max_cols and the ring's
+// bytes up to 2^40, checkpoint_every 0..1e9 seconds, resume without a checkpoint, a kernel this
+// CPU cannot run): the one check of a certified run's
+// options, which the CLI and the Python module leave to it.
+void check_periods_options(const PeriodsOptions& options);
+
+// Checks the options (check_periods_options) and certifies. Throws grundy::Error for a checkpoint
+// in a missing directory and for a corrupt or mismatched checkpoint.
 PeriodsResult certify_row_periods(const PeriodsOptions& options);
 
 // /analysis/row_periods in a new HDF5 file (the layout of `grundy analyze`, README, with the

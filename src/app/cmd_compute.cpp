@@ -69,14 +69,6 @@ void check_fits(uint64_t rows, uint64_t cols, const std::string* output,
                     human_bytes(static_cast<double>(free)) + " are free for " + *output);
 }
 
-double parse_checkpoint(const std::string& text) {
-    char* end = nullptr;
-    const double seconds = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0' || !(seconds >= 0) || seconds > 1e9)
-        throw Error("--checkpoint-every must be a number of seconds >= 0, not '" + text + "'");
-    return seconds;
-}
-
 // Resuming: the run asked for must be the stopped one. --tile and --compression, when not
 // given, are taken from the file.
 void check_resume(const po::variables_map& v, const StoppedRun& was, const std::string& output,
@@ -117,7 +109,7 @@ int run(const po::variables_map& v) {
     const std::string output = has_output ? v["output"].as<std::string>() : std::string();
     const bool resume = v["resume"].as<bool>();
     if (resume && !has_output) throw Error("--resume needs --output F.h5, the file to continue");
-    const double checkpoint = parse_checkpoint(v["checkpoint-every"].as<std::string>());
+    const double checkpoint = seconds_option(v, "checkpoint-every");
     // GRUNDY_PREALLOCATE=0: no room allocated ahead of the chunks, for file systems whose
     // fallocate is emulated by writing (README, "Stopping and resuming"); the tests use it to
     // make a full disk strike inside HDF5.

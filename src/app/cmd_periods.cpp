@@ -7,11 +7,10 @@
 #include <omp.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
-#include <mutex>
 #include <thread>
 
 #include "app/command.hpp"
@@ -22,7 +21,7 @@
 #include "grundy/error.hpp"
 #include "grundy/periods.hpp"
 #include "strip/rank_link.hpp"
-#include "strip/test_hooks.hpp"
+#include "strip/run_hooks.hpp"
 
 namespace grundy::app {
 namespace {
@@ -64,21 +63,8 @@ void describe(po::options_description& o, std::vector<std::string>&) {
         ("progress", po::bool_switch(), "show progress on stderr even when it is not a terminal")
         ("quiet,q", po::bool_switch(), "no progress and no summary")
         ("test-delay-us", po::value<std::string>(),
-         "testing aid: sleep this many microseconds after every column");
+         "testing aid: sleep this many microseconds after every block of columns");
     // clang-format on
-}
-
-double parse_seconds(const std::string& text) {
-    size_t used = 0;
-    double v = -1;
-    try {
-        v = std::stod(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used != text.size() || !(v >= 0) || v > 1e9)
-        throw Error("--checkpoint-every must be a number of seconds >= 0, got '" + text + "'");
-    return v;
 }
 
 // The exit status of a finished run (in grundy-mpi, every rank's: they share the result's status).
@@ -93,108 +79,35 @@ int exit_status(const PeriodsResult& r) {
     }
 }
 
-std::string human_seconds(double s) {
-    char text[32];
-    if (s < 120)
-        std::snprintf(text, sizeof text, "%.0f s", s);
-    else if (s < 7200)
-        std::snprintf(text, sizeof text, "%.0f min", s / 60);
-    else
-        std::snprintf(text, sizeof text, "%.1f h", s / 3600);
-    return text;
+// --test-delay-us: a sleep of that many microseconds after every block (the blocks are the
+// production ones), cut short by a stop signal, so that tests can stop a run between any two
+// blocks: with checkpoints due more often than the sleep, each block ends with one.
+std::function<void(uint64_t)> test_delay(const po::variables_map& v,
+                                         const std::atomic<bool>& stop) {
+    const uint64_t us = count_option(v, "test-delay-us", 0, 10000000);
+    return [us, &stop](uint64_t) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+        while (!stop.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < until)
+            std::this_thread::sleep_for(std::chrono::microseconds(std::min<uint64_t>(us, 1000)));
+    };
 }
-
-// One thread that redraws a status line on stderr twice a second.
-class Printer {
-  public:
-    Printer(bool enabled, const PeriodsProgress& p) : p_(p) {
-        if (enabled) thread_ = std::thread([this] { loop(); });
-    }
-    ~Printer() { stop(); }
-    void stop() {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            if (stopping_) return;
-            stopping_ = true;
-        }
-        wake_.notify_all();
-        if (thread_.joinable()) {
-            thread_.join();
-            std::fprintf(stderr, "\r%*s\r", 110, "");
-        }
-    }
-
-  private:
-    // Columns, columns per second, the settled rows, the certificate's expected column (from
-    // the fitted growth of where rows settle) and the time to reach it at the current speed.
-    void phase1_line(char* line, size_t size, uint64_t col, double t) {
-        if (first_time_ < 0) {  // a resumed run starts at its checkpoint's column
-            first_time_ = t;
-            first_column_ = col;
-        }
-        const double rate =
-            t > first_time_ ? static_cast<double>(col - first_column_) / (t - first_time_) : 0.0;
-        const uint64_t expected = p_.expected_x0.load(), settled = p_.settled_rows.load();
-        std::string eta = "unknown";
-        if (expected > col && rate > 0)
-            eta = human_seconds(static_cast<double>(expected - col) / rate);
-        std::snprintf(line, size,
-                      "phase 1/2: column %s (%s col/s), rows 0..%llu settled, certificate "
-                      "expected near column %s, ETA %s",
-                      human(static_cast<double>(col)).c_str(), human(rate).c_str(),
-                      static_cast<unsigned long long>(settled ? settled - 1 : 0),
-                      expected ? human(static_cast<double>(expected)).c_str() : "?", eta.c_str());
-    }
-
-    void loop() {
-        const auto start = std::chrono::steady_clock::now();
-        std::unique_lock<std::mutex> lock(mutex_);
-        while (
-            !wake_.wait_for(lock, std::chrono::milliseconds(500), [this] { return stopping_; })) {
-            const double t =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            const uint64_t col = p_.column.load(), target = p_.target.load();
-            char line[200];
-            if (p_.phase.load() == 0)
-                std::snprintf(line, sizeof line, "starting (allocating, reading the checkpoint)");
-            else if (p_.phase.load() == 1)
-                phase1_line(line, sizeof line, col, t);
-            else
-                std::snprintf(line, sizeof line,
-                              "phase 2/2 exact preperiods: column %s of %s (%.1f%%), %.0f s",
-                              human(static_cast<double>(col)).c_str(),
-                              human(static_cast<double>(target)).c_str(),
-                              target ? 100.0 * static_cast<double>(col) / target : 0.0, t);
-            std::fprintf(stderr, "\r%-110s", line);
-            std::fflush(stderr);
-        }
-    }
-    const PeriodsProgress& p_;
-    double first_time_ = -1;
-    uint64_t first_column_ = 0;
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    bool stopping_ = false;
-    std::thread thread_;
-};
 
 int run(const po::variables_map& v) {
     PeriodsOptions o;
-    o.rows = count_option(v, "rows", 1, 16384);
+    // Ranges are the library's to check (check_periods_options); here only the syntax.
+    o.rows = count_option(v, "rows", 0, ~uint64_t{0});
     o.threads = parse_threads(v);
     if (o.threads == 0) o.threads = omp_get_max_threads();
     o.kernel = parse_mex_kernel(v["kernel"].as<std::string>());
     if (!mex_kernel_supported(o.kernel))
         throw Error(std::string("this CPU cannot run the ") + mex_kernel_name(o.kernel) +
                     " kernel");
-    if (v.count("max-cols")) o.max_cols = count_option(v, "max-cols", 1, uint64_t{1} << 40);
+    if (v.count("max-cols")) o.max_cols = count_option(v, "max-cols", 1, ~uint64_t{0});
     if (v.count("checkpoint")) o.checkpoint = v["checkpoint"].as<std::string>();
-    o.checkpoint_every = parse_seconds(v["checkpoint-every"].as<std::string>());
+    o.checkpoint_every = seconds_option(v, "checkpoint-every");
     o.resume = v["resume"].as<bool>();
-    if (o.resume && o.checkpoint.empty()) throw Error("--resume needs --checkpoint FILE");
-    o.ring_budget_bytes = count_option(v, "ring-memory", 0, uint64_t{1} << 40);
-    if (v.count("test-delay-us"))
-        strip::test_delay_us = count_option(v, "test-delay-us", 0, 1000000);
+    o.ring_budget_bytes = count_option(v, "ring-memory", 0, ~uint64_t{0});
+    check_periods_options(o);
     const bool quiet = v["quiet"].as<bool>();
     const bool force = v["force"].as<bool>();
     const std::string output = v.count("output") ? v["output"].as<std::string>() : "";
@@ -206,8 +119,9 @@ int run(const po::variables_map& v) {
         }
     }
 
-    // Refuse unwritable destinations now, not after hours of sweeping.
-    for (const char* name : {"csv", "output", "checkpoint"}) {
+    // Refuse unwritable destinations now, not after hours of sweeping (the checkpoint's is the
+    // library's check).
+    for (const char* name : {"csv", "output"}) {
         if (!v.count(name)) continue;
         const std::filesystem::path path(v[name].as<std::string>());
         const auto dir =
@@ -221,13 +135,16 @@ int run(const po::variables_map& v) {
     o.keep_blocks = !v["no-blocks"].as<bool>() || !output.empty();
     o.cancel = &install_stop_handlers();
     // grundy-mpi: every rank sweeps its rows; rank 0 shows the progress and writes the results.
-    o.link = rank_link();
-    const bool writer = !o.link || o.link->rank() == 0;
+    strip::RunHooks hooks;
+    hooks.link = rank_link();
+    if (v.count("test-delay-us")) hooks.after_block = test_delay(v, *o.cancel);
+    const bool writer = !hooks.link || hooks.link->rank() == 0;
     PeriodsProgress progress;
     if (writer) o.progress = &progress;
-    Printer printer(writer && progress_wanted(v["progress"].as<bool>(), quiet), progress);
-    const PeriodsResult r = certify_row_periods(o);
-    printer.stop();
+    ProgressReporter line(writer && progress_wanted(v["progress"].as<bool>(), quiet),
+                          periods_line(progress));
+    const PeriodsResult r = strip::certify_row_periods(o, hooks);
+    line.stop();
     if (!writer) return exit_status(r);  // rank 0 says why
 
     if (r.status == PeriodsResult::Status::Interrupted) {
@@ -276,7 +193,7 @@ int run(const po::variables_map& v) {
             r.resumed ? " (this part, resumed)" : "", r.threads, r.threads == 1 ? "" : "s",
             static_cast<unsigned long long>(r.bands), r.kernel.c_str(),
             r.second_pass ? "second pass needed" : "preperiods from the first pass");
-        if (o.link) {
+        if (hooks.link) {
             std::string waits;
             for (const double w : r.rank_wait_seconds)
                 waits += (waits.empty() ? "" : ", ") + std::to_string(w).substr(0, 5);

@@ -1,5 +1,7 @@
 #include "app/options.hpp"
 
+#include <cstdlib>
+
 #include "grundy/error.hpp"
 
 namespace grundy::app {
@@ -42,6 +44,16 @@ uint64_t parse_whole_number(const std::string& what, const std::string& text, ui
 uint64_t count_option(const po::variables_map& values, const char* name, uint64_t min,
                       uint64_t max) {
     return parse_count(name, values[name].as<std::string>(), min, max);
+}
+
+double seconds_option(const po::variables_map& values, const char* name) {
+    const std::string text = values[name].as<std::string>();
+    char* end = nullptr;
+    const double seconds = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !(seconds >= 0) || seconds > 1e9)
+        throw Error(std::string("--") + name + " must be a number of seconds >= 0, got '" + text +
+                    "'");
+    return seconds;
 }
 
 int parse_threads(const po::variables_map& values) {

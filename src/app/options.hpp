@@ -25,6 +25,10 @@ uint64_t parse_whole_number(const std::string& what, const std::string& text, ui
 uint64_t count_option(const po::variables_map& values, const char* name, uint64_t min,
                       uint64_t max);
 
+// A number of seconds >= 0 (a decimal number, at most 1e9), stored as a string: the one parser
+// of --checkpoint-every (compute and periods). Throws grundy::Error naming the option.
+double seconds_option(const po::variables_map& values, const char* name);
+
 // --threads: a count from 1 up, or absent for the OpenMP default (OMP_NUM_THREADS, else all
 // cores). Returns 0 for the default.
 int parse_threads(const po::variables_map& values);

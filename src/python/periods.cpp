@@ -25,22 +25,19 @@ const char* status_name(PeriodsResult::Status s) {
 PeriodsResult certify(py::handle rows, py::handle threads, py::object checkpoint_object,
                       py::handle max_cols, py::object progress) {
     PeriodsOptions o;
-    o.rows = whole_number(rows, "rows", 1, 16384);
+    // Ranges are checked by the library (check_periods_options), as for the CLI.
+    o.rows = whole_number(rows, "rows", 0, ~uint64_t{0});
     o.threads = threads_arg(threads);
     if (o.threads == 0) o.threads = omp_get_max_threads();
-    o.max_cols = max_cols.is_none() ? 0 : whole_number(max_cols, "max_cols", 0, uint64_t{1} << 40);
+    o.max_cols = max_cols.is_none() ? 0 : whole_number(max_cols, "max_cols", 0, ~uint64_t{0});
     if (!checkpoint_object.is_none()) {
         o.checkpoint = path_arg(checkpoint_object, "checkpoint");
-        const std::filesystem::path path(o.checkpoint);
-        const auto dir =
-            path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
-        std::error_code ec;
-        if (!std::filesystem::is_directory(dir, ec))
-            throw FileError("--checkpoint: directory " + dir.string() + " does not exist");
         // In Python the checkpoint file is the state to continue from whenever it is there.
-        o.resume = std::filesystem::exists(path, ec);
+        std::error_code ec;
+        o.resume = std::filesystem::exists(o.checkpoint, ec);
     }
     std::atomic<bool> cancel{false};
+    check_periods_options(o);  // before the progress bar and the thread
     PeriodsProgress state;
     o.cancel = &cancel;
     o.progress = &state;

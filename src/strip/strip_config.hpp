@@ -35,4 +35,18 @@ inline constexpr uint64_t strip_row_cost(uint64_t y) {
 // windows (strip_sweep_template.hpp).
 inline constexpr uint64_t kStripPrefetchCells = 4;
 
+// The certification (certification.hpp).
+// Columns per block of the threaded sweep: the threads meet at a block's end, where the
+// pipeline drains (up to kStripLag columns of the lowest band's lead), so a block should be much
+// longer than that; and it is the granularity of checkpoints and progress (a few ms at most).
+inline constexpr uint64_t kBlockColumns = 65536;
+// With ranks, the rows are cut again once the busiest rank has this much more than its share of
+// the work per column: each cut moves rows' rings between ranks, so not for every settled row.
+inline constexpr double kRebalanceAbove = 1.05;
+// ... and looked at whenever rows settle, and at least every this many blocks (RankLoad's
+// measurements change the cut too).
+inline constexpr uint64_t kLookEveryBlocks = 8;
+// Rows whose blocks collect_rows takes from the ring in one pass.
+inline constexpr uint64_t kCollectRows = 64;
+
 }  // namespace grundy::strip

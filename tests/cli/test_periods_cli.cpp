@@ -28,27 +28,31 @@ TEST(PeriodsCli, SigkillAtSeveralMomentsThenResume) {
               0);
     const std::string ref = slurp(tmp / "ref.csv");
     ASSERT_NE(ref.find("\n39,"), std::string::npos);
-    // 16k columns (one pass with the ring) or 22k (two passes, --ring-memory 0) at >= 20 us
-    // each, a checkpoint every 50 ms: the kills land after the n-th checkpoint, early and late
-    // in phase 1, in its tail and in phase 2, however busy the machine is.
+    // 16k columns (one pass with the ring) or 22k (two passes, --ring-memory 0) in the
+    // production blocks: Brent's 28 in phase 1 (the 28th ends inside its tail when the ring
+    // gives the preperiods; without it, the 27th is phase 1's last), then one more in phase 2.
+    // Each block but the first (over in less than 50 ms) ends with a checkpoint and then a
+    // 100 ms sleep, in which the kill after the n-th checkpoint lands: early and late in phase
+    // 1, in its tail (the 27th with the ring) and in phase 2 (the 27th without).
     int resumed_from_checkpoint = 0;
     struct Kill {
         int checkpoints;
         const char* ring;
     };
-    for (const Kill k : {Kill{1, "2^30"}, Kill{6, "2^30"}, Kill{14, "2^30"}, Kill{20, "2^30"},
-                         Kill{8, "0"}, Kill{28, "0"}}) {
+    for (const Kill k : {Kill{1, "2^30"}, Kill{6, "2^30"}, Kill{14, "2^30"}, Kill{27, "2^30"},
+                         Kill{8, "0"}, Kill{27, "0"}}) {
         const std::string tag = std::to_string(k.checkpoints) + "_" + k.ring;
         const std::string ck = tmp / ("ck" + tag);
         const std::string csv = tmp / ("out" + tag + ".csv");
         const pid_t pid = spawn_grundy(
             {"periods", "--rows", rows, "--checkpoint", ck, "--checkpoint-every", "0.05",
-             "--test-delay-us", "20", "--csv", csv, "-q", "--ring-memory", k.ring},
+             "--test-delay-us", "100000", "--csv", csv, "-q", "--ring-memory", k.ring},
             tmp / "log");
         wait_for_rewrites(pid, ck, k.checkpoints);
         ::kill(pid, SIGKILL);
         wait_grundy(pid);
-        // A loaded machine may reach the end first; that kill tests nothing, hence the count.
+        // A machine so loaded that the test sleeps through a whole block could reach the end
+        // first; that kill tests nothing, hence the count.
         if (fs::exists(ck) && !fs::exists(csv)) ++resumed_from_checkpoint;
         ASSERT_EQ(run_grundy({"periods", "--rows", rows, "--checkpoint", ck, "--resume", "--csv",
                               csv, "-q", "--ring-memory", k.ring},
@@ -58,15 +62,15 @@ TEST(PeriodsCli, SigkillAtSeveralMomentsThenResume) {
         EXPECT_EQ(slurp(csv), ref)
             << "killed after checkpoint " << k.checkpoints << ", ring " << k.ring;
     }
-    EXPECT_GE(resumed_from_checkpoint, 4);
+    EXPECT_GE(resumed_from_checkpoint, 5);
 }
 
 // Starts a slowed-down run of 30 rows checkpointing to `ck`, sends SIGTERM once it is sweeping
-// (its handler installed, 20 ms of CPU time used: far from its end, which the delay puts seconds
-// away) and returns its exit status.
+// (its handler installed, 20 ms of CPU time used: far from its end, which the delay of 100 ms
+// after each of its 24 blocks puts seconds away) and returns its exit status.
 int stop_slow_run(const ScratchDir& tmp, const std::string& ck) {
     const pid_t pid = spawn_grundy({"periods", "--rows", "30", "--checkpoint", ck,
-                                    "--test-delay-us", "50", "--csv", tmp / "out.csv", "-q"},
+                                    "--test-delay-us", "100000", "--csv", tmp / "out.csv", "-q"},
                                    tmp / "log");
     EXPECT_TRUE(testing::wait_for_cpu_time(pid, SIGTERM, 20));
     ::kill(pid, SIGTERM);
@@ -147,14 +151,15 @@ TEST(PeriodsCli, CheckpointsResumeAcrossThreadCounts) {
         int checkpoints;  // stopped once this many are written (one every 50 ms)
         int signal;
     };
-    // About 17 700 columns at >= 100 us each: every stop lands in phase 1 or its tail.
+    // 29 blocks of phase 1 (with its tail), each followed by a checkpoint and a 100 ms sleep:
+    // every stop lands in phase 1 or its tail.
     for (const Case c :
          {Case{"2", "1", 6, SIGTERM}, Case{"1", "3", 10, SIGTERM}, Case{"3", "2", 20, SIGKILL}}) {
         const std::string tag = std::string(c.before) + "_" + c.after;
         const std::string ck = tmp / ("ck" + tag), csv = tmp / ("out" + tag + ".csv");
         const pid_t pid = spawn_grundy(
             {"periods", "--rows", "41", "--checkpoint", ck, "--threads", c.before,
-             "--checkpoint-every", "0.05", "--test-delay-us", "100", "--csv", csv, "-q"},
+             "--checkpoint-every", "0.05", "--test-delay-us", "100000", "--csv", csv, "-q"},
             tmp / "log");
         wait_for_rewrites(pid, ck, c.checkpoints);
         ::kill(pid, c.signal);

@@ -130,7 +130,7 @@ def start_slow_job(tmp_path, ranks, rows=60):
     ck = tmp_path / "ck"
     job = subprocess.Popen(mpirun(ranks, "--rows", rows, "--csv", tmp_path / "m.csv",
                                   "--checkpoint", ck, "--checkpoint-every", "0.2",
-                                  "--test-delay-us", "50"),
+                                  "--test-delay-us", "100000"),
                            env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            start_new_session=True)
     # Progress made and saved: a manifest naming a column, with every rank's part beside it.

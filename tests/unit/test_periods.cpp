@@ -27,8 +27,9 @@
 #include "grundy/periodicity.hpp"
 #include "grundy/periods.hpp"
 #include "strip/checkpoint.hpp"
+#include "strip/run_hooks.hpp"
 #include "strip/strip.hpp"
-#include "strip/test_hooks.hpp"
+#include "strip/strip_config.hpp"
 #include "support/kernel_builds.hpp"
 
 namespace grundy {
@@ -394,16 +395,13 @@ TEST(PeriodsThreads, CheckpointKeepsTheSettledRows) {
     o.checkpoint_every = 1e9;  // only the checkpoint of the stop
     o.cancel = &stop;
     o.progress = &progress;
-    strip::test_delay_us =
-        1;  // blocks of 16 columns, so that the stop comes soon after it is asked
-    std::thread watch([&] {
-        while (progress.settled_rows.load() < 12 && progress.phase.load() < 2)
-            std::this_thread::sleep_for(std::chrono::microseconds(200));
-        stop.store(true);
-    });
-    const PeriodsResult stopped = certify_row_periods(o);
-    strip::test_delay_us = 0;
-    watch.join();
+    // The run's observer asks for the stop after the first block that ends with 12 rows or more
+    // settled, as a signal would: the production blocks, at a chosen moment.
+    strip::RunHooks hooks;
+    hooks.after_block = [&](uint64_t) {
+        if (progress.settled_rows.load() >= 12) stop.store(true);
+    };
+    const PeriodsResult stopped = strip::certify_row_periods(o, hooks);
     ASSERT_EQ(stopped.status, PeriodsResult::Status::Interrupted);
     const strip::SearchState saved = strip::load_checkpoint(
         ck.string(), o.rows, strip::Strip(o.rows, MexKernel::Auto).state_words(), 0, o.rows);
@@ -420,6 +418,29 @@ TEST(PeriodsThreads, CheckpointKeepsTheSettledRows) {
     ASSERT_EQ(resumed.status, PeriodsResult::Status::Certified);
     EXPECT_TRUE(resumed.resumed);
     expect_same_certificate(resumed, whole);
+}
+
+// The observer of internal runs sees every block, and the blocks are the production ones: a test
+// that stops a run through it exercises the same block layout as a real run.
+TEST(PeriodsThreads, ObserverSeesTheProductionBlocks) {
+    PeriodsOptions o;
+    o.rows = 40;
+    o.threads = 2;
+    uint64_t columns = 0, longest = 0, calls = 0;
+    strip::RunHooks hooks;
+    hooks.after_block = [&](uint64_t n) {
+        columns += n, ++calls;
+        longest = std::max(longest, n);
+    };
+    const PeriodsResult r = strip::certify_row_periods(o, hooks);
+    ASSERT_EQ(r.status, PeriodsResult::Status::Certified);
+    const PeriodsResult plain = certify_row_periods(o);
+    expect_same_certificate(r, plain);
+    EXPECT_GT(calls, 1u);
+    EXPECT_LE(longest, strip::kBlockColumns);
+    // Every phase-1 column is in some block; the tail of phase 1 (x0 + ring) ends without one.
+    EXPECT_LE(columns, r.columns_swept);
+    EXPECT_GT(columns, r.x0);
 }
 
 TEST(PeriodsThreads, CertificatesAgree) {

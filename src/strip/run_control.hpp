@@ -1,0 +1,47 @@
+// RunControl: a certification's timing and checkpoints. After every block it calls the run's
+// observer, then decides whether the run stops (a signal, or a checkpoint that could not be
+// written) and whether a checkpoint is due; with ranks, every rank takes the same decision, and
+// the checkpoint is one part per rank committed by rank 0's manifest (checkpoint.hpp).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "grundy/periods.hpp"
+#include "strip/run_hooks.hpp"
+#include "strip/search_state.hpp"
+
+namespace grundy::strip {
+
+class RunControl {
+  public:
+    // `starts`: with ranks, each rank's rows as they are at each checkpoint (kept by the caller).
+    RunControl(const PeriodsOptions& o, const RunHooks& hooks, const std::vector<uint64_t>& starts);
+
+    // The part this process resumed from (a run of ranks removes it once a newer one is saved).
+    void resumed_from(std::string part) { part_ = std::move(part); }
+
+    // Called after every block of `columns` columns: a checkpoint on time or on a stop signal
+    // (taking the strip's snapshot only then: it costs O(Y^2)), then, unless the run stops, the
+    // observer (RunHooks::after_block). Returns true when the run must stop. With ranks, the
+    // decision is rank 0's clock and any rank's signal.
+    bool after_block(SearchState& p, const Strip& strip, PeriodsResult& result, uint64_t columns);
+
+  private:
+    using Clock = std::chrono::steady_clock;
+    // Snapshot and save; false, with result's checkpoint_error and status set, if it could not
+    // be written (a full disk stops the run like a signal, keeping the previous checkpoint).
+    bool checkpoint(SearchState& p, const Strip& strip, PeriodsResult& result);
+    // Writes the checkpoint; returns why it could not be, or "" (with ranks: any rank's reason).
+    std::string save(const SearchState& p, uint64_t column);
+
+    const PeriodsOptions& o_;
+    const RunHooks& hooks_;
+    const std::vector<uint64_t>& starts_;
+    Clock::time_point last_checkpoint_;
+    std::string part_;
+};
+
+}  // namespace grundy::strip
