@@ -28,10 +28,12 @@ TEST(PeriodsCli, SigkillAtSeveralMomentsThenResume) {
               0);
     const std::string ref = slurp(tmp / "ref.csv");
     ASSERT_NE(ref.find("\n39,"), std::string::npos);
-    // 16k columns (one pass with the ring) or 22k (two passes, --ring-memory 0) at >= 20 us
-    // each, a checkpoint every 50 ms: the kills land after the n-th checkpoint, early and late
-    // in phase 1, in its tail and in phase 2, however busy the machine is.
-    int resumed_from_checkpoint = 0;
+    // 16k columns (one pass with the ring) or 22k (two passes, --ring-memory 0), a sleep of
+    // >= 50 us after each, a checkpoint at the first block of 16 columns that ends 20 ms or more
+    // after the last one was written: one block is >= 0.8 ms, so a run writes at least
+    // 1000 x 0.8 / 20.8 = 38 checkpoints (ring) or 52 (no ring) before its end, more when the
+    // machine is slower, and every kill below, after at most 20 and 28, lands before its end.
+    // How far into the phases each one lands depends on the machine.
     struct Kill {
         int checkpoints;
         const char* ring;
@@ -42,14 +44,17 @@ TEST(PeriodsCli, SigkillAtSeveralMomentsThenResume) {
         const std::string ck = tmp / ("ck" + tag);
         const std::string csv = tmp / ("out" + tag + ".csv");
         const pid_t pid = spawn_grundy(
-            {"periods", "--rows", rows, "--checkpoint", ck, "--checkpoint-every", "0.05",
-             "--test-delay-us", "20", "--csv", csv, "-q", "--ring-memory", k.ring},
+            {"periods", "--rows", rows, "--checkpoint", ck, "--checkpoint-every", "0.02",
+             "--test-delay-us", "50", "--csv", csv, "-q", "--ring-memory", k.ring},
             tmp / "log");
-        wait_for_rewrites(pid, ck, k.checkpoints);
-        ::kill(pid, SIGKILL);
-        wait_grundy(pid);
-        // A loaded machine may reach the end first; that kill tests nothing, hence the count.
-        if (fs::exists(ck) && !fs::exists(csv)) ++resumed_from_checkpoint;
+        ASSERT_TRUE(wait_for_rewrites(pid, ck, k.checkpoints))
+            << "fewer than " << k.checkpoints << " checkpoints written, ring " << k.ring << ": "
+            << slurp(tmp / "log");
+        ASSERT_TRUE(signal_while_running(pid, {SIGKILL}))
+            << "the run ended before checkpoint " << k.checkpoints << ", ring " << k.ring;
+        ASSERT_EQ(wait_grundy(pid), 128 + SIGKILL);
+        ASSERT_TRUE(fs::exists(ck));
+        ASSERT_FALSE(fs::exists(csv));
         ASSERT_EQ(run_grundy({"periods", "--rows", rows, "--checkpoint", ck, "--resume", "--csv",
                               csv, "-q", "--ring-memory", k.ring},
                              tmp / "log"),
@@ -58,7 +63,6 @@ TEST(PeriodsCli, SigkillAtSeveralMomentsThenResume) {
         EXPECT_EQ(slurp(csv), ref)
             << "killed after checkpoint " << k.checkpoints << ", ring " << k.ring;
     }
-    EXPECT_GE(resumed_from_checkpoint, 4);
 }
 
 // Starts a slowed-down run of 30 rows checkpointing to `ck`, sends SIGTERM once it is sweeping
@@ -68,8 +72,12 @@ int stop_slow_run(const ScratchDir& tmp, const std::string& ck) {
     const pid_t pid = spawn_grundy({"periods", "--rows", "30", "--checkpoint", ck,
                                     "--test-delay-us", "50", "--csv", tmp / "out.csv", "-q"},
                                    tmp / "log");
-    EXPECT_TRUE(testing::wait_for_cpu_time(pid, SIGTERM, 20));
-    ::kill(pid, SIGTERM);
+    const bool sweeping = testing::wait_for_cpu_time(pid, SIGTERM, 20);
+    EXPECT_TRUE(sweeping) << "no 20 ms of CPU time with the SIGTERM handler installed: "
+                          << slurp(tmp / "log");
+    const bool signalled = sweeping && signal_while_running(pid, {SIGTERM});
+    EXPECT_TRUE(!sweeping || signalled) << "the run ended before SIGTERM";
+    if (!signalled) ::kill(pid, SIGKILL);
     return wait_grundy(pid);
 }
 
@@ -147,7 +155,9 @@ TEST(PeriodsCli, CheckpointsResumeAcrossThreadCounts) {
         int checkpoints;  // stopped once this many are written (one every 50 ms)
         int signal;
     };
-    // About 17 700 columns at >= 100 us each: every stop lands in phase 1 or its tail.
+    // About 17 700 columns at >= 100 us each, a checkpoint at the first block of 16 columns
+    // (>= 1.6 ms) 50 ms after the last: at least 1100 x 1.6 / 51.6 = 34 checkpoints before the
+    // end, so every stop below lands before it.
     for (const Case c :
          {Case{"2", "1", 6, SIGTERM}, Case{"1", "3", 10, SIGTERM}, Case{"3", "2", 20, SIGKILL}}) {
         const std::string tag = std::string(c.before) + "_" + c.after;
@@ -156,8 +166,11 @@ TEST(PeriodsCli, CheckpointsResumeAcrossThreadCounts) {
             {"periods", "--rows", "41", "--checkpoint", ck, "--threads", c.before,
              "--checkpoint-every", "0.05", "--test-delay-us", "100", "--csv", csv, "-q"},
             tmp / "log");
-        wait_for_rewrites(pid, ck, c.checkpoints);
-        ::kill(pid, c.signal);
+        ASSERT_TRUE(wait_for_rewrites(pid, ck, c.checkpoints))
+            << "fewer than " << c.checkpoints << " checkpoints written, " << tag << ": "
+            << slurp(tmp / "log");
+        ASSERT_TRUE(signal_while_running(pid, {c.signal}))
+            << "the run ended before checkpoint " << c.checkpoints << ", " << tag;
         const int status = wait_grundy(pid);
         if (c.signal == SIGTERM) {
             ASSERT_EQ(status, 75) << slurp(tmp / "log");
