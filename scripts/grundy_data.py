@@ -5,9 +5,10 @@ The scripts (plot_table.py, summarize.py, plot_periods.py) import this module; u
 scripts may too (put scripts/ on sys.path). Nothing here loads a whole table: huge tables are
 read band by band or in the region asked for.
 
-The contracts relied on are those of DESIGN.md: dataset /grundy of shape [rows, cols] with
-f["grundy"][y, x] = g(x, y), unsigned integers, and the root attribute complete = 1 written
-last (a file without it is incomplete and refused unless the caller allows it).
+The contracts relied on are those of src/DESIGN.md (section 5.2): dataset /grundy of shape
+[rows, cols] with f["grundy"][y, x] = g(x, y), unsigned integers, and the root attribute
+complete = 1 written last (a file without it is incomplete and refused unless the caller allows
+it).
 """
 
 from __future__ import annotations

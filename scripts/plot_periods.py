@@ -3,10 +3,11 @@
 row number, on a logarithmic scale, from a row-periods CSV (written by `grundy analyze --csv`
 or `grundy periods --csv`) or from the HDF5 file either command wrote (/analysis/row_periods).
 
-The CSV contract (DESIGN.md): a header line, then one line per row with at least the columns
-row, preperiod, period; a row whose period is not determined has both fields empty. Such rows
-are skipped, with a note on stderr. Extra columns are accepted and ignored, except `certified`:
-when present, rows whose value there is 0/false/no are drawn with hollow markers.
+The CSV contract (src/DESIGN.md, section 5.3): a header line, then one line per row with at
+least the columns row, preperiod, period; a row whose period is not determined has both fields
+empty. Such rows are skipped, with a note on stderr. Extra columns are accepted and ignored,
+except `certified`: when present, rows whose value there is 0/false/no are drawn with hollow
+markers.
 
 The HDF5 input (read with h5py): /analysis/row_periods as both commands write it, a group with
 one entry per row in the datasets row, preperiod, period (0: undetermined) and certified; or,

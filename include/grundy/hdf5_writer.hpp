@@ -1,6 +1,7 @@
-// Hdf5Writer: a TileSink that streams the table into an HDF5 file laid out as DESIGN.md's
-// contract says: dataset /grundy [rows, cols] of unsigned integers, one chunk per engine tile,
-// shuffle + deflate by default, root attributes, and `complete` = 1 written last.
+// Hdf5Writer: a TileSink that streams the table into an HDF5 file laid out as the contract of
+// src/DESIGN.md (section 5.2) says: dataset /grundy [rows, cols] of unsigned integers, one chunk
+// per engine tile, shuffle + deflate by default, root attributes, and `complete` = 1 written
+// last.
 //
 // A run stopped by a signal keeps its file with complete = 0 and resumable = 1 (stop()); a
 // later writer opened with `resume` continues it: it hands the stored tiles to the engine

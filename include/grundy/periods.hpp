@@ -1,6 +1,6 @@
 // Certified row periods of Wythoff's table: rows 0..Y-1 swept as a strip, column by column, in
 // O(Y^2) bits, until the strip's relative state repeats (Landman's finite-state argument,
-// DESIGN.md). The repetition state(x0) == state(x0 + P), confirmed by comparing the two states
+// src/DESIGN.md 1.7). The repetition state(x0) == state(x0 + P), confirmed by comparing both states
 // in full, proves g(x + P, y) = g(x, y) + P for every x > x0 and y < Y; a second deterministic
 // pass from column 0 then gives each row's exact minimal period and exact preperiod.
 #pragma once

@@ -30,7 +30,8 @@ struct RowPeriod {
     std::vector<uint32_t> block;
 };
 
-// The row-periods CSV of DESIGN.md, the same for `grundy analyze` and `grundy periods`:
+// The row-periods CSV of src/DESIGN.md (section 5.3), the same for `grundy analyze` and
+// `grundy periods`:
 // row,preperiod,period,periods_observed,certified,block (block space-separated, empty without
 // `blocks`; preperiod, period and periods_observed empty where the row is undetermined, and
 // periods_observed empty for a certified row). `comment` lines, if any, come first, each

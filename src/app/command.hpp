@@ -27,8 +27,8 @@ struct Command {
 };
 
 // The exit status of a run that stopped before the end (a signal, a full disk) and kept
-// everything needed to continue: the same command again with --resume does (DESIGN.md,
-// "Contracts"; EX_TEMPFAIL of sysexits.h). Batch scripts resubmit on it. Bad input and unusable
+// everything needed to continue: the same command again with --resume does (src/DESIGN.md,
+// section 5.1; EX_TEMPFAIL of sysexits.h). Batch scripts resubmit on it. Bad input and unusable
 // files are 2: main turns every grundy::Error into that.
 constexpr int kExitResumable = 75;
 

@@ -1,7 +1,7 @@
 // BitWindow: one row, column or diagonal set of the engine, kept as a sliding window of bits.
 //
 // Why a window: when cell (x, y) is computed, the row already holds every value below x - 2y and
-// no option has a value above x + y (DESIGN.md), so only values in [x - 2y, x + y] are ever asked
+// no option is above x + y (src/DESIGN.md, 1.4), so only values in [x - 2y, x + y] are ever asked
 // about. A window stores the bits from its low-water mark upwards and forgets what lies below,
 // so a row of a strip needs O(y) bits however long it gets.
 #pragma once

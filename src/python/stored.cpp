@@ -11,7 +11,8 @@
 namespace grundy::python {
 namespace {
 
-// The root attributes DESIGN.md promises, read as int, float or str, whichever they are.
+// The root attributes src/DESIGN.md promises (section 5.2), read as int, float or str,
+// whichever they are.
 const char* const kAttributes[] = {"game",
                                    "rows",
                                    "cols",
@@ -206,7 +207,7 @@ usable as an argument of row_periods, verify, p_positions and properties.)")
         .def_property_readonly(
             "path", [](const StoredTable& t) { return t.get().path(); }, "The file's path.")
         .def_property_readonly("attrs", &attributes,
-                               "The root attributes of DESIGN.md (game, rows, cols, software, "
+                               "The root attributes of the file (game, rows, cols, software, "
                                "created, threads, elapsed_seconds, tile, mex_kernel, compression, "
                                "complete, ...) as a dict of int, float and str.")
         .def(

@@ -1,7 +1,7 @@
 // Strip: rows 0..Y-1 of Wythoff's table swept column by column in O(Y^2) bits, with its state
 // written relative to the column, for the certified row periods of `grundy periods`.
 //
-// The relative state after column x (Landman's finite-state argument, DESIGN.md):
+// The relative state after column x (Landman's argument, src/DESIGN.md section 1.7):
 // - row y >= 1: the bits of its set at values x + 1 - 2y .. x + y (3y bits). Every value below
 //   x + 1 - 2y is in the row (a value v < x + 1 - 2y cannot appear at x' > x, where
 //   g >= x' - 2y > v, and each value appears once per row), none above x + y (g <= x + y);

@@ -61,7 +61,7 @@ struct StripWindows {
     BitWindow& diag(uint64_t x, uint64_t y) { return diag_sets[diag_slot(x, y)]; }
     BitWindow& column(uint64_t x) { return col_sets[x % lag]; }
 
-    // No value below x - 2(Y - 1) is ever asked of column x (DESIGN.md bounds).
+    // No value below x - 2(Y - 1) is ever asked of column x (src/DESIGN.md, section 1.4).
     uint64_t column_floor(uint64_t x) const {
         const uint64_t reach = 2 * (rows - 1);
         return x > reach ? x - reach : 0;

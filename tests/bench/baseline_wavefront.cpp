@@ -1,7 +1,8 @@
 // The baseline the benchmarks compare with (scripts/bench): the plain tiled anti-diagonal
 // wavefront with full-width 64-bit bitsets per row, column and diagonal, the scan starting at
 // the highest low-water mark, no windows, no summaries, no symmetry, no output. Deliberately
-// simple and independent of the library: it is what DESIGN.md's reference figure measures.
+// simple and independent of the library: the starting point README's benchmarks compare with
+// (the schedule of src/DESIGN.md, section 2.1, without its windows).
 //
 // Usage: grundy_baseline N [THREADS [TILE]]  -> prints "N seconds checksum"
 #include <omp.h>

@@ -233,19 +233,23 @@ TEST(CliRun, MalformedJobFiles) {
 // the environment it was given and its name.
 TEST(CliCompute, RunsWithoutStartingItselfAgain) {
     ScratchDir dir;
-    const pid_t pid =
-        spawn_grundy("compute --rows 16384 --cols 16384 --no-output", dir.file("log"));
+    SpawnOptions o;
+    o.log = dir.file("log");
+    o.env = {"GRUNDY_TEST_MARK=kept"};
+    const pid_t pid = spawn_grundy(words("compute --rows 16384 --cols 16384 --no-output"), o);
     ASSERT_GT(pid, 0);
     const std::string proc = "/proc/" + std::to_string(pid);
     std::string name;
-    wait_for(pid, [&] {  // until the exec is done (the run lasts seconds more)
+    const bool named = wait_for(pid, [&] {  // until the exec is done (the run lasts seconds more)
         name = slurp(proc + "/comm");
         return name == "grundy\n";
     });
     const std::string environment = slurp(proc + "/environ");
     kill(pid, SIGKILL);
     wait_grundy(pid);
-    EXPECT_EQ(name, "grundy\n");
+    EXPECT_TRUE(named) << "the process was never named grundy within 60 s: " << name;
+    // Read while it runs (a process that has ended shows an empty environment).
+    EXPECT_NE(environment.find("GRUNDY_TEST_MARK=kept"), std::string::npos) << environment;
     EXPECT_EQ(environment.find("glibc.malloc."), std::string::npos);
 }
 
@@ -270,8 +274,9 @@ TEST(CliCompute, InterruptedRunKeepsResumableFile) {
                                             dir.file("log"));
     ASSERT_GT(pid, 0);
     // Stop it once it has written its first megabyte of chunks (the run is under way).
-    ASSERT_TRUE(testing::wait_for_file_size(pid, f, 1 << 20));
-    ASSERT_EQ(::kill(pid, SIGTERM), 0);
+    ASSERT_TRUE(testing::wait_for_file_size(pid, f, 1 << 20))
+        << "no megabyte of chunks written: " << slurp(dir.file("log"));
+    ASSERT_TRUE(testing::signal_while_running(pid, {SIGTERM})) << "the run ended before SIGTERM";
     EXPECT_EQ(testing::wait_grundy(pid), 75);
     const std::string text = slurp(dir.file("log"));
     EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;

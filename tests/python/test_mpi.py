@@ -182,6 +182,7 @@ def test_sigkill_of_the_whole_job_resumes(single, tmp_path):
     job.communicate(timeout=60)
     for pid in rank_pids(job):
         os.kill(pid, signal.SIGKILL)
+    assert not (tmp_path / "m.csv").exists(), "the job ended before the kill"
     r = resume(tmp_path, 2)
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "m.csv").read_bytes() == single(60)[0]

@@ -1,8 +1,9 @@
 // Running the built `grundy` binary (GRUNDY_EXE) in the CLI tests, the one way: to completion
 // with its output (run_grundy), or in the background with its output in a log (spawn_grundy,
 // optionally under a file size limit and with more environment), then waited for. Tests that
-// stop a run wait for a sign of its progress (wait_for_*), never for a fixed time, so that a
-// busy machine cannot make them fail.
+// stop a run wait for a sign of its progress (wait_for_*, whose result they assert), never for a
+// fixed time, so that a busy machine cannot make them fail, and signal it with
+// signal_while_running, which says whether the run was still under way.
 #pragma once
 
 #include <fcntl.h>
@@ -12,11 +13,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <iterator>
 #include <sstream>
 #include <string>
@@ -210,6 +213,23 @@ inline bool wait_for_cpu_time(pid_t pid, int sig, unsigned ms) {
         }
         return (utime + stime) * 1000 >= static_cast<unsigned long long>(ms) * ticks_per_s;
     });
+}
+
+// Sends `signals`, in this order, to a run that is still under way, and returns true; returns
+// false, sending nothing, if the run had already ended. The run is first frozen (SIGSTOP, and
+// waited for until every thread is stopped), so that it cannot end between the check and the
+// signals, and so that signals sent together are all pending when it goes on (SIGCONT): its
+// handlers see them one after another before any of its own code runs again.
+inline bool signal_while_running(pid_t pid, std::initializer_list<int> signals) {
+    if (pid <= 0 || ::kill(pid, SIGSTOP) != 0) return false;
+    siginfo_t info{};
+    // A child's stop or end, left waitable (WNOWAIT) for wait_grundy.
+    while (::waitid(P_PID, static_cast<id_t>(pid), &info, WSTOPPED | WEXITED | WNOWAIT) != 0)
+        if (errno != EINTR) return false;
+    if (info.si_code != CLD_STOPPED) return false;  // it ended before the stop
+    for (const int sig : signals) ::kill(pid, sig);
+    ::kill(pid, SIGCONT);
+    return true;
 }
 
 }  // namespace grundy::testing
