@@ -14,7 +14,8 @@ def args_for(script, path, tmp_path):
     return [path, "-o", tmp_path / "out.png"] if script == "plot_table.py" else [path]
 
 
-@pytest.mark.parametrize("script", TABLE_SCRIPTS + ["plot_periods.py"])
+@pytest.mark.parametrize("script", TABLE_SCRIPTS + ["plot_periods.py", "oeis_bfiles.py",
+                                                  "compare_periods.py"])
 def test_help(script):
     r = run_script(script, "--help")
     assert r.returncode == 0 and "usage:" in r.stdout
