@@ -36,7 +36,8 @@ PeriodsResult certify(py::handle rows, py::handle threads, py::object checkpoint
             path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
         std::error_code ec;
         if (!std::filesystem::is_directory(dir, ec))
-            throw FileError("--checkpoint: directory " + dir.string() + " does not exist");
+            throw FileError("checkpoint=" + o.checkpoint + ": directory " + dir.string() +
+                            " does not exist");
         // In Python the checkpoint file is the state to continue from whenever it is there.
         o.resume = std::filesystem::exists(path, ec);
     }
