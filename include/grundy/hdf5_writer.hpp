@@ -4,7 +4,7 @@
 //
 // A run stopped by a signal keeps its file with complete = 0 and resumable = 1 (stop()); a
 // later writer opened with `resume` continues it: it hands the stored tiles to the engine
-// (EngineOptions::resume) and writes the missing ones into the same dataset.
+// (resume_into sets EngineOptions::resume) and writes the missing ones into the same dataset.
 //
 // Worker threads shuffle and compress their own tiles (exactly what HDF5's shuffle and deflate
 // filters would produce, so every stock reader decodes them); one writer thread stores the
@@ -41,10 +41,6 @@ struct Compression {
     // The --compression value that selects it: "none", "deflate:LEVEL", "blosc:CODEC:LEVEL".
     std::string option() const;
 };
-
-// The defaults of --compression blosc.
-inline constexpr int kDefaultBloscLevel = 5;
-inline constexpr unsigned kBloscFilter = 32001;  // registered with The HDF Group
 
 // Set by name: Hdf5WriterOptions{.path = "t.h5", .force = true}.
 struct Hdf5WriterOptions {
