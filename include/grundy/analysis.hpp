@@ -1,6 +1,8 @@
-// The analysis passes over a stored table (grundy analyze, grundy verify): exact row periods,
-// an independent mex verification, the P-positions against their closed form, and the known
-// properties of the table. Every pass streams the file band by band, never the whole table.
+// The analysis passes over a table (grundy analyze, grundy verify): exact row periods, an
+// independent mex verification, the P-positions against their closed form, and the known
+// properties of the table. Every pass streams its TableSource (a stored file: Hdf5TableReader,
+// grundy/hdf5_reader.hpp; an array: grundy/array_analysis.hpp) band by band, never the whole
+// table.
 #pragma once
 
 #include <cstdint>
@@ -9,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "grundy/hdf5_reader.hpp"
 #include "grundy/periodicity.hpp"
 #include "grundy/row_period.hpp"
+#include "grundy/table_source.hpp"
 
 namespace grundy {
 
@@ -21,8 +23,8 @@ extern const char* const kRowPeriodCriterion;
 // The criterion applied to one row g(0, y) .. g(X-1, y) (certified false; the row-periods CSV:
 // grundy/row_period.hpp).
 RowPeriod row_period(std::span<const uint32_t> row, uint64_t y);
-// Every row of a stored table; rows in parallel (threads 0: OpenMP's default).
-std::vector<RowPeriod> row_periods(const Hdf5TableReader& table, int threads = 0);
+// Every row of a table; rows in parallel (threads 0: OpenMP's default).
+std::vector<RowPeriod> row_periods(const TableSource& table, int threads = 0);
 
 struct WrongCell {
     uint64_t x = 0, y = 0;
@@ -43,9 +45,9 @@ struct VerifyReport {
 
 // Every cell against the mex of its options, by a method sharing no code with the engine; cells
 // above the diagonal whose mirror is in the table against the mirror (a complete proof too).
-VerifyReport verify_table(const Hdf5TableReader& table, int threads = 0);
-// `samples` random cells, each by a direct mex over all of its options read from the file.
-VerifyReport verify_sample(const Hdf5TableReader& table, uint64_t samples, uint64_t seed);
+VerifyReport verify_table(const TableSource& table, int threads = 0);
+// `samples` random cells, each by a direct mex over all of its options read from the table.
+VerifyReport verify_sample(const TableSource& table, uint64_t samples, uint64_t seed);
 
 // The P-positions are (a_n, a_n + n) and mirrored, with a_n = wythoff_a(n) from grundy/play.hpp
 // (exact integer arithmetic).
@@ -56,7 +58,7 @@ struct PPositionReport {
     std::optional<std::string> first_disagreement;
     bool ok() const { return !first_disagreement; }
 };
-PPositionReport check_ppositions(const Hdf5TableReader& table, int threads = 0);
+PPositionReport check_ppositions(const TableSource& table, int threads = 0);
 
 struct PropertyCheck {
     std::string name;      // symmetry, bounds, distinct_rows, ...
@@ -71,7 +73,7 @@ struct PropertiesReport {
     std::string method;
     bool ok() const;
 };
-PropertiesReport check_properties(const Hdf5TableReader& table, int threads = 0);
+PropertiesReport check_properties(const TableSource& table, int threads = 0);
 
 struct AnalysisOptions {
     bool periodicity = true, verify = true, ppositions = true, properties = true;
@@ -96,8 +98,12 @@ struct AnalysisReport {
     bool ok() const;  // every check that ran passed (undetermined periods are not failures)
 };
 
-// Runs the chosen passes (one streaming read for all column-band passes), then stores the
-// results under /analysis and writes the CSV. Throws grundy::Error for bad files.
+// Runs the chosen passes over the table (one streaming read for all row-band passes, one for
+// verify) and returns their report (path empty, complete true). Stores and writes nothing:
+// options.store, csv_path and allow_incomplete are analyze_table's.
+AnalysisReport analyze(const TableSource& table, const AnalysisOptions& options);
+// Opens the stored table, runs analyze(), then stores the results under /analysis in the file
+// and writes the CSV. Throws grundy::Error for bad files.
 AnalysisReport analyze_table(const std::string& path, const AnalysisOptions& options);
 std::string summary_text(const AnalysisReport& report);
 std::string summary_json(const AnalysisReport& report);

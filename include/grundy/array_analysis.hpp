@@ -1,9 +1,11 @@
 // The analysis passes of grundy/analysis.hpp over a table held in memory (a numpy array, a
 // MemoryTable through table_array()) instead of a stored file: the same passes and the same
-// results, fed from the array band by band instead of from the file's chunks.
+// results, read through TableArraySource, the TableSource of an array.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "grundy/analysis.hpp"
@@ -41,6 +43,23 @@ inline TableArray table_array(const MemoryTable& table) {
 
 // Throws grundy::Error when neither or both pointers are set or the stride is below cols.
 void check_table_array(const TableArray& table);
+
+// An array as a TableSource (valid while the array is): bands of 256 rows, each cut into
+// pieces of 512 columns that the threads of a pass copy (and widen to 32 bits) in parallel,
+// while they are in that thread's cache, as a file's chunks are decoded.
+class TableArraySource final : public TableSource {
+  public:
+    // Throws as check_table_array.
+    explicit TableArraySource(const TableArray& table);
+    uint64_t rows() const override { return table_.rows; }
+    uint64_t cols() const override { return table_.cols; }
+    void read(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, uint32_t* out,
+              uint64_t stride = 0) const override;
+    std::unique_ptr<RowBandReader> row_bands() const override;
+
+  private:
+    TableArray table_;
+};
 
 std::vector<RowPeriod> row_periods(const TableArray& table, int threads = 0);
 VerifyReport verify_table(const TableArray& table, int threads = 0);

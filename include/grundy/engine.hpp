@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string_view>
 
 #include "grundy/tile_sink.hpp"
 
@@ -19,6 +20,10 @@ enum class MexKernel { Auto, Portable, Avx2, Avx512, Summary };
 bool mex_kernel_supported(MexKernel kernel);
 MexKernel best_mex_kernel();
 const char* mex_kernel_name(MexKernel kernel);
+// The kernel of that name (mex_kernel_name's: auto, summary, avx512, avx2, portable). Throws
+// grundy::ArgumentError naming {kernel} for any other name, and grundy::Error when this CPU
+// cannot run the kernel named.
+MexKernel parse_mex_kernel(std::string_view name);
 
 struct EngineOptions {
     uint64_t rows = 0;  // Y

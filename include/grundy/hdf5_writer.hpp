@@ -5,7 +5,7 @@
 //
 // A run stopped by a signal keeps its file with complete = 0 and resumable = 1 (stop()); a
 // later writer opened with `resume` continues it: it hands the stored tiles to the engine
-// (EngineOptions::resume) and writes the missing ones into the same dataset.
+// (resume_into sets EngineOptions::resume) and writes the missing ones into the same dataset.
 //
 // Worker threads shuffle and compress their own tiles (exactly what HDF5's shuffle and deflate
 // filters would produce, so every stock reader decodes them); one writer thread stores the
@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 
+#include "grundy/engine.hpp"
 #include "grundy/tile_sink.hpp"
 
 namespace grundy {
@@ -42,10 +43,7 @@ struct Compression {
     std::string option() const;
 };
 
-// The defaults of --compression blosc.
-inline constexpr int kDefaultBloscLevel = 5;
-inline constexpr unsigned kBloscFilter = 32001;  // registered with The HDF Group
-
+// Set by name: Hdf5WriterOptions{.path = "t.h5", .force = true}.
 struct Hdf5WriterOptions {
     std::string path;
     bool force = false;       // overwrite an existing file
@@ -60,23 +58,6 @@ struct Hdf5WriterOptions {
     // run with a file that --resume continues (Hdf5Writer::stop_requested). Without it a full
     // disk strikes inside HDF5, which then usually cannot close the file, and it is removed.
     bool preallocate = true;
-};
-
-// What the file of a stopped run records, to check a resume against.
-struct StoppedRun {
-    TableShape shape;              // rows, cols and tile of the run
-    Compression compression;       // how its chunks are stored
-    double elapsed_seconds = 0.0;  // computing time of the runs so far
-    uint64_t tiles_stored = 0;     // chunks in the file
-    uint64_t tiles = 0;            // chunks of the whole table
-};
-
-// What the file records about the run that made it, written just before `complete`.
-struct RunRecord {
-    int threads = 0;
-    uint32_t tile = 0;
-    std::string mex_kernel;
-    double elapsed_seconds = 0.0;
 };
 
 class Hdf5Writer final : public TileSink {
@@ -96,13 +77,14 @@ class Hdf5Writer final : public TileSink {
     void begin(const TableShape& shape) override;
     void consume(const TileView& tile) override;
 
-    // Waits for every chunk to be on disk, records the run, then marks the file complete.
-    void finish(const RunRecord& record);
+    // Waits for every chunk to be on disk, records the run (threads, tile, kernel and time of
+    // the engine's figures), then marks the file complete.
+    void finish(const EngineStats& run);
     // For a run stopped early (EngineStats::cancelled: a signal, or stop_requested()): waits
     // for every chunk to be on disk, records the run and closes the file with complete = 0 and
     // resumable = 1. If even that fails (the disk filled up inside HDF5), removes the file and
     // throws grundy::Error saying so.
-    void stop(const RunRecord& record);
+    void stop(const EngineStats& run);
 
     // True once a chunk could not be written (a full disk, a quota, a file size limit): the
     // engine stops after the tiles in flight, and stop() keeps every chunk written before.
@@ -114,17 +96,23 @@ class Hdf5Writer final : public TileSink {
     // Tiles the file holds: stored by this run, plus, resuming, those it started with.
     uint64_t tiles_stored() const;
 
-    // Resuming only (else null): what the file records, and its stored tiles for
-    // EngineOptions::resume (usable once the engine has called begin()).
-    const StoppedRun* stopped_run() const;
-    StoredTiles* stored_tiles();
+    // Resuming only: checks that the stopped run is the one `engine` asks for (the same rows
+    // and cols, the same tile where engine.tile is set, the same compression where
+    // `compression_given`: options.compression), and throws grundy::ArgumentError naming the
+    // first that differs; then sets engine.tile to the file's and engine.resume to its stored
+    // tiles (read once the engine has called begin()).
+    void resume_into(EngineOptions& engine, bool compression_given);
+    // How the chunks are stored: options.compression, or resuming, the file's.
+    const Compression& compression() const;
+    // Resuming, the share of the table's tiles the file holds; else 0.
+    double stored_share() const;
 
     uint64_t raw_bytes() const;      // size of the table uncompressed
     uint64_t bytes_written() const;  // chunk bytes stored
     uint64_t file_bytes() const;     // size of the finished file
 
   private:
-    void close_with_record(const RunRecord& record, bool resumable);
+    void close_with_record(const EngineStats& run, bool resumable);
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -1,8 +1,9 @@
 // The analysis passes over a table in memory (grundy/array_analysis.hpp): the passes of the
-// file analyses, fed by the in-memory streams of bands.cpp.
+// file analyses, read through the array's TableSource.
 #include "grundy/array_analysis.hpp"
 
-#include "analysis/passes.hpp"
+#include <algorithm>
+
 #include "grundy/error.hpp"
 
 namespace grundy {
@@ -29,33 +30,62 @@ void check_table_array(const TableArray& table) {
                     ") is less than its columns (" + std::to_string(table.cols) + ")");
 }
 
-std::vector<RowPeriod> row_periods(const TableArray& table, int threads) {
+TableArraySource::TableArraySource(const TableArray& table) : table_(table) {
     check_table_array(table);
-    analysis::PeriodicityPass pass(table.rows);
-    analysis::RowBandPass* passes[] = {&pass};
-    analysis::stream_row_bands(table, passes, threads);
-    return pass.take();
+}
+
+void TableArraySource::read(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height,
+                            uint32_t* out, uint64_t stride) const {
+    if (x0 + width > table_.cols || y0 + height > table_.rows)
+        throw Error("read outside the table array");
+    table_.read(x0, y0, width, height, out, stride);
+}
+
+namespace {
+
+class ArrayBandReader final : public RowBandReader {
+  public:
+    explicit ArrayBandReader(const TableArray& table) : table_(table) {}
+    uint64_t start(uint64_t y0, uint64_t height, uint32_t* band, uint64_t stride) override {
+        y0_ = y0;
+        height_ = height;
+        band_ = band;
+        stride_ = stride;
+        return (table_.cols + kWidth - 1) / kWidth;
+    }
+    std::pair<uint64_t, uint64_t> piece(uint64_t k) override {
+        const uint64_t x0 = k * kWidth, x1 = std::min(table_.cols, x0 + kWidth);
+        table_.read(x0, y0_, x1 - x0, height_, band_ + x0, stride_);
+        return {x0, x1};
+    }
+
+  private:
+    static constexpr uint64_t kWidth = 512;
+    const TableArray& table_;
+    uint64_t y0_ = 0, height_ = 0, stride_ = 0;
+    uint32_t* band_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<RowBandReader> TableArraySource::row_bands() const {
+    return std::make_unique<ArrayBandReader>(table_);
+}
+
+std::vector<RowPeriod> row_periods(const TableArray& table, int threads) {
+    return row_periods(TableArraySource(table), threads);
 }
 
 VerifyReport verify_table(const TableArray& table, int threads) {
-    check_table_array(table);
-    analysis::VerifyPass pass(table.rows, table.cols, threads);
-    analysis::ColumnBandPass* passes[] = {&pass};
-    analysis::stream_column_bands(table, passes);
-    return pass.report();
+    return verify_table(TableArraySource(table), threads);
 }
 
 PPositionReport check_ppositions(const TableArray& table, int threads) {
-    check_table_array(table);
-    analysis::PPositionPass pass(table.rows, table.cols);
-    analysis::RowBandPass* passes[] = {&pass};
-    analysis::stream_row_bands(table, passes, threads);
-    return pass.report();
+    return check_ppositions(TableArraySource(table), threads);
 }
 
 PropertiesReport check_properties(const TableArray& table, int threads) {
-    check_table_array(table);
-    return analysis::check_properties(table, threads, true);
+    return check_properties(TableArraySource(table), threads);
 }
 
 }  // namespace grundy

@@ -1,15 +1,14 @@
-// The two streams the analysis passes read a table by, from a file or from memory: column bands
-// (all rows x one chunk width at a time, left to right) that verify consumes, and row bands (one
-// chunk height x all columns, bottom up) that periodicity, P-positions and properties share.
+// The two streams the analysis passes read a table by, from any TableSource (a file, memory):
+// column bands (all rows x band_cols() columns at a time, left to right) that verify consumes,
+// and row bands (band_rows() rows x all columns, bottom up) that periodicity, P-positions and
+// properties share.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <span>
 
-#include "grundy/array_analysis.hpp"
-#include "grundy/hdf5_reader.hpp"
+#include "grundy/table_source.hpp"
 
 namespace grundy::analysis {
 
@@ -29,9 +28,7 @@ class ColumnBandPass {
 };
 
 // Feeds every band of the table, left to right, to every pass until all are finished.
-void stream_column_bands(const Hdf5TableReader& table, std::span<ColumnBandPass* const> passes);
-// The same over a table in memory, in bands of column_band_width(table) columns.
-void stream_column_bands(const TableArray& table, std::span<ColumnBandPass* const> passes);
+void stream_column_bands(const TableSource& table, std::span<ColumnBandPass* const> passes);
 
 int thread_count(int threads);
 
@@ -73,22 +70,10 @@ class RowBandPass {
     virtual void finish_band(const RowBand& /*band*/) {}
 };
 
-// Reads the table once, in bands of one chunk height (all columns), bottom up, and feeds every
-// band to every pass: one decompression of each chunk for all of them. Where the reader decodes
-// the chunks itself, the next band's stored chunks are fetched on a helper thread while the
-// current band is decoded and studied.
-void stream_row_bands(const Hdf5TableReader& table, std::span<RowBandPass* const> passes,
-                      int threads);
-// The same over a table in memory: bands of 256 rows, each piece copied from the array (and
-// widened to 32 bits) by the thread that hands it to the passes.
-void stream_row_bands(const TableArray& table, std::span<RowBandPass* const> passes, int threads);
-
-// The column-band width the column-band stream uses for this table.
-uint64_t column_band_width(const Hdf5TableReader& table);
-uint64_t column_band_width(const TableArray& table);
-
-// Reads rows y0..y0+height-1, columns x0..x0+width-1 of the table being studied, row-major.
-using RectangleReader =
-    std::function<void(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, uint32_t* out)>;
+// Reads the table once, in bands of band_rows() rows (all columns), bottom up, and feeds every
+// band to every pass: one decompression of each chunk of a file for all of them. The band's
+// pieces come from the source's RowBandReader (a file's: the next band's chunks fetched on a
+// helper thread while the current band is decoded and studied).
+void stream_row_bands(const TableSource& table, std::span<RowBandPass* const> passes, int threads);
 
 }  // namespace grundy::analysis

@@ -18,7 +18,7 @@ class VerifyPass final : public ColumnBandPass {
   public:
     // With `table` (the one streamed), a cell above the diagonal whose mirror is in the table
     // (x < y < cols) is checked against the mirror instead of by a mex (verify.cpp).
-    VerifyPass(uint64_t rows, uint64_t cols, int threads, const Hdf5TableReader* table = nullptr);
+    VerifyPass(uint64_t rows, uint64_t cols, int threads, const TableSource* table = nullptr);
     void consume(const ColumnBand& band) override;
     bool finished() const override { return report_.wrong.has_value(); }
     const VerifyReport& report() const { return report_; }
@@ -26,7 +26,7 @@ class VerifyPass final : public ColumnBandPass {
   private:
     uint64_t rows_, cols_;
     int threads_;
-    const Hdf5TableReader* table_;
+    const TableSource* table_;
     std::vector<uint32_t> mirror_;               // the band's mirror cells, read from table_
     std::vector<LineSet> row_sets_, diag_sets_;  // diagonal x - y at index x - y + rows - 1
     VerifyReport report_;
@@ -99,12 +99,7 @@ class PropertiesPass final : public RowBandPass {
     // misplace a repeat in a column or diagonal, and the full checks must run.
     bool by_symmetry() const { return by_symmetry_; }
     // For locating an asymmetric cell once the fingerprints disagree.
-    void set_table(RectangleReader read) { read_ = std::move(read); }
-    void set_table(const Hdf5TableReader* table) {
-        set_table([table](uint64_t x0, uint64_t y0, uint64_t w, uint64_t h, uint32_t* out) {
-            table->read(x0, y0, w, h, out);
-        });
-    }
+    void set_table(const TableSource* table) { table_ = table; }
 
   private:
     struct Diagonal;
@@ -118,7 +113,7 @@ class PropertiesPass final : public RowBandPass {
                    Slot& slot);
     uint64_t rows_, cols_, M_;
     bool by_symmetry_;
-    RectangleReader read_;
+    const TableSource* table_ = nullptr;
     // Column x's set: a bitset over the words col_first_[x] .. (x + Y - 1) / 64 at
     // col_bits_[col_offset_[x]]; values below the first word are not checked for repeats.
     std::vector<uint64_t> col_first_, col_offset_;
@@ -138,11 +133,10 @@ class PropertiesPass final : public RowBandPass {
 };
 
 // The properties of a table in one stream of their own, with the shortcut by symmetry or not.
-PropertiesReport check_properties(const Hdf5TableReader& table, int threads, bool by_symmetry);
-PropertiesReport check_properties(const TableArray& table, int threads, bool by_symmetry);
+PropertiesReport check_properties(const TableSource& table, int threads, bool by_symmetry);
 // The pass's report, or, where its shortcut by symmetry failed, that of the full checks run
 // again over the table.
-PropertiesReport properties_report(const PropertiesPass& pass, const Hdf5TableReader& table,
+PropertiesReport properties_report(const PropertiesPass& pass, const TableSource& table,
                                    int threads);
 
 }  // namespace grundy::analysis

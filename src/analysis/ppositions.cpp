@@ -80,7 +80,7 @@ PPositionReport PPositionPass::report() const {
 
 }  // namespace analysis
 
-PPositionReport check_ppositions(const Hdf5TableReader& table, int threads) {
+PPositionReport check_ppositions(const TableSource& table, int threads) {
     analysis::PPositionPass pass(table.rows(), table.cols());
     analysis::RowBandPass* passes[] = {&pass};
     analysis::stream_row_bands(table, passes, threads);

@@ -488,10 +488,10 @@ PropertiesReport PropertiesPass::report() const {
     for (uint64_t m = 0; m < M && !symmetry.first_violation; ++m) {
         if (row_print_[m] == col_print_[m]) continue;
         symmetry.first_violation = cat("row ", m, " and column ", m, " differ");
-        if (!read_ || m + 1 >= M) continue;
+        if (!table_ || m + 1 >= M) continue;
         std::vector<uint32_t> row(M - m - 1), column(M - m - 1);
-        read_(m + 1, m, M - m - 1, 1, row.data());
-        read_(m, m + 1, 1, M - m - 1, column.data());
+        table_->read(m + 1, m, M - m - 1, 1, row.data());
+        table_->read(m, m + 1, 1, M - m - 1, column.data());
         for (uint64_t i = 0; i < row.size(); ++i)
             if (row[i] != column[i]) {
                 symmetry.first_violation = cat(cell(m + 1 + i, m), " holds ", row[i], " but ",
@@ -533,28 +533,15 @@ PropertiesReport PropertiesPass::report() const {
 
 namespace analysis {
 
-PropertiesReport check_properties(const Hdf5TableReader& table, int threads, bool by_symmetry) {
-    PropertiesPass pass(table.rows(), table.cols(), column_band_width(table), by_symmetry);
+PropertiesReport check_properties(const TableSource& table, int threads, bool by_symmetry) {
+    PropertiesPass pass(table.rows(), table.cols(), table.band_cols(), by_symmetry);
     pass.set_table(&table);
     RowBandPass* passes[] = {&pass};
     stream_row_bands(table, passes, threads);
     return properties_report(pass, table, threads);
 }
 
-PropertiesReport check_properties(const TableArray& table, int threads, bool by_symmetry) {
-    PropertiesPass pass(table.rows, table.cols, column_band_width(table), by_symmetry);
-    pass.set_table([&table](uint64_t x0, uint64_t y0, uint64_t w, uint64_t h, uint32_t* out) {
-        table.read(x0, y0, w, h, out);
-    });
-    RowBandPass* passes[] = {&pass};
-    stream_row_bands(table, passes, threads);
-    const PropertiesReport report = pass.report();
-    // As for a file: the shortcut by symmetry stands only where every check passed.
-    if (pass.by_symmetry() && !report.ok()) return check_properties(table, threads, false);
-    return report;
-}
-
-PropertiesReport properties_report(const PropertiesPass& pass, const Hdf5TableReader& table,
+PropertiesReport properties_report(const PropertiesPass& pass, const TableSource& table,
                                    int threads) {
     PropertiesReport report = pass.report();
     if (pass.by_symmetry() && !report.ok()) return check_properties(table, threads, false);
@@ -563,7 +550,7 @@ PropertiesReport properties_report(const PropertiesPass& pass, const Hdf5TableRe
 
 }  // namespace analysis
 
-PropertiesReport check_properties(const Hdf5TableReader& table, int threads) {
+PropertiesReport check_properties(const TableSource& table, int threads) {
     return analysis::check_properties(table, threads, true);
 }
 

@@ -1,9 +1,7 @@
-// analyze_table: runs the chosen passes over one file (verify by column bands, the others in
-// one shared row-band stream), stores the results under /analysis, writes the row-periods
-// CSV, and renders the summary as text or JSON.
-#include <chrono>
+// analyze: runs the chosen passes over one table (verify by column bands, the others in one
+// shared row-band stream), and renders the summary as text or JSON. Storing the results and
+// writing the CSV is analyze_table's, in io/analyze_file.cpp.
 #include <cstdio>
-#include <ctime>
 #include <memory>
 #include <sstream>
 
@@ -11,7 +9,6 @@
 #include "analysis/passes.hpp"
 #include "grundy/analysis.hpp"
 #include "grundy/error.hpp"
-#include "io/analysis_h5.hpp"
 
 namespace grundy {
 
@@ -77,49 +74,38 @@ std::string block_text(const std::vector<uint32_t>& block, size_t limit) {
 
 }  // namespace
 
-AnalysisReport analyze_table(const std::string& path, const AnalysisOptions& o) {
-    if (!o.csv_path.empty() && !o.periodicity)
-        throw ArgumentError("{csv_path} writes the row periods: it needs the periodicity pass");
-    const auto start = std::chrono::steady_clock::now();
+AnalysisReport analyze(const TableSource& table, const AnalysisOptions& o) {
     AnalysisReport r;
-    r.path = path;
-    {
-        Hdf5TableReader table(path, o.allow_incomplete);
-        r.rows = table.rows();
-        r.cols = table.cols();
-        r.complete = table.complete();
-        // Periodicity, P-positions and properties share one row-band stream (one decompression
-        // of each chunk); verify keeps its column-band stream, whose order its report names.
-        std::unique_ptr<analysis::PeriodicityPass> periodicity;
-        std::unique_ptr<analysis::PPositionPass> ppositions;
-        std::unique_ptr<analysis::PropertiesPass> properties;
-        std::vector<analysis::RowBandPass*> passes;
-        if (o.periodicity)
-            passes.push_back(
-                (periodicity = std::make_unique<analysis::PeriodicityPass>(r.rows)).get());
-        if (o.ppositions)
-            passes.push_back(
-                (ppositions = std::make_unique<analysis::PPositionPass>(r.rows, r.cols)).get());
-        if (o.properties) {
-            properties = std::make_unique<analysis::PropertiesPass>(
-                r.rows, r.cols, analysis::column_band_width(table), /*by_symmetry=*/true);
-            properties->set_table(&table);
-            passes.push_back(properties.get());
-        }
-        if (!passes.empty()) analysis::stream_row_bands(table, passes, o.threads);
-        if (o.verify) {
-            analysis::VerifyPass verify(r.rows, r.cols, o.threads, &table);
-            analysis::ColumnBandPass* column_passes[] = {&verify};
-            analysis::stream_column_bands(table, column_passes);
-            r.verify = verify.report();
-        }
-        if (periodicity) r.periods = periodicity->take();
-        if (ppositions) r.ppositions = ppositions->report();
-        if (properties) r.properties = analysis::properties_report(*properties, table, o.threads);
-    }  // the reader is closed before the file is opened for writing
-    if (o.csv_path.size()) write_row_periods_csv(o.csv_path, *r.periods);
-    if (o.store) io::store_analysis(path, r);
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    r.rows = table.rows();
+    r.cols = table.cols();
+    r.complete = true;
+    // Periodicity, P-positions and properties share one row-band stream (one decompression of
+    // each chunk); verify keeps its column-band stream, whose order its report names.
+    std::unique_ptr<analysis::PeriodicityPass> periodicity;
+    std::unique_ptr<analysis::PPositionPass> ppositions;
+    std::unique_ptr<analysis::PropertiesPass> properties;
+    std::vector<analysis::RowBandPass*> passes;
+    if (o.periodicity)
+        passes.push_back((periodicity = std::make_unique<analysis::PeriodicityPass>(r.rows)).get());
+    if (o.ppositions)
+        passes.push_back(
+            (ppositions = std::make_unique<analysis::PPositionPass>(r.rows, r.cols)).get());
+    if (o.properties) {
+        properties = std::make_unique<analysis::PropertiesPass>(r.rows, r.cols, table.band_cols(),
+                                                                /*by_symmetry=*/true);
+        properties->set_table(&table);
+        passes.push_back(properties.get());
+    }
+    if (!passes.empty()) analysis::stream_row_bands(table, passes, o.threads);
+    if (o.verify) {
+        analysis::VerifyPass verify(r.rows, r.cols, o.threads, &table);
+        analysis::ColumnBandPass* column_passes[] = {&verify};
+        analysis::stream_column_bands(table, column_passes);
+        r.verify = verify.report();
+    }
+    if (periodicity) r.periods = periodicity->take();
+    if (ppositions) r.ppositions = ppositions->report();
+    if (properties) r.properties = analysis::properties_report(*properties, table, o.threads);
     return r;
 }
 

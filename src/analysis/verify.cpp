@@ -71,8 +71,8 @@ uint64_t mex3(const LineSet& r, const LineSet& d, const uint64_t* c, const uint6
     }
 }
 
-// The mex of all options of (x, y), read from the file: O(x + y), for single cells.
-uint64_t direct_mex(const Hdf5TableReader& table, uint64_t x, uint64_t y) {
+// The mex of all options of (x, y), read from the table: O(x + y), for single cells.
+uint64_t direct_mex(const TableSource& table, uint64_t x, uint64_t y) {
     const uint64_t m = std::min(x, y);
     std::vector<uint32_t> options(x + y + m, 0);
     if (x > 0) table.read(0, y, x, 1, options.data());
@@ -91,7 +91,7 @@ uint64_t direct_mex(const Hdf5TableReader& table, uint64_t x, uint64_t y) {
 
 }  // namespace
 
-VerifyPass::VerifyPass(uint64_t rows, uint64_t cols, int threads, const Hdf5TableReader* table)
+VerifyPass::VerifyPass(uint64_t rows, uint64_t cols, int threads, const TableSource* table)
     : rows_(rows),
       cols_(cols),
       threads_(thread_count(threads)),
@@ -219,14 +219,14 @@ void VerifyPass::consume(const ColumnBand& b) {
 
 }  // namespace analysis
 
-VerifyReport verify_table(const Hdf5TableReader& table, int threads) {
+VerifyReport verify_table(const TableSource& table, int threads) {
     analysis::VerifyPass pass(table.rows(), table.cols(), threads, &table);
     analysis::ColumnBandPass* passes[] = {&pass};
     analysis::stream_column_bands(table, passes);
     return pass.report();
 }
 
-VerifyReport verify_sample(const Hdf5TableReader& table, uint64_t samples, uint64_t seed) {
+VerifyReport verify_sample(const TableSource& table, uint64_t samples, uint64_t seed) {
     const uint64_t X = table.cols(), Y = table.rows();
     std::mt19937_64 rng(seed);
     std::vector<std::pair<uint64_t, uint64_t>> cells(samples);

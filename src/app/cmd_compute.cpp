@@ -69,27 +69,6 @@ void check_fits(uint64_t rows, uint64_t cols, const std::string* output,
                     human_bytes(static_cast<double>(free)) + " are free for " + *output);
 }
 
-// Resuming: the run asked for must be the stopped one. --tile and --compression, when not
-// given, are taken from the file.
-void check_resume(const po::variables_map& v, const StoppedRun& was, const std::string& output,
-                  uint64_t rows, uint64_t cols, EngineOptions& engine, Compression& compression) {
-    auto differs = [&](const std::string& option, const std::string& stored,
-                       const std::string& asked) {
-        throw Error("cannot resume " + output + ": it was computed with --" + option + " " +
-                    stored + ", not " + asked);
-    };
-    if (was.shape.rows != rows)
-        differs("rows", std::to_string(was.shape.rows), std::to_string(rows));
-    if (was.shape.cols != cols)
-        differs("cols", std::to_string(was.shape.cols), std::to_string(cols));
-    if (engine.tile != 0 && engine.tile != was.shape.tile)
-        differs("tile", std::to_string(was.shape.tile), std::to_string(engine.tile));
-    if (!v["compression"].defaulted() && compression.option() != was.compression.option())
-        differs("compression", was.compression.option(), compression.option());
-    engine.tile = was.shape.tile;
-    compression = was.compression;
-}
-
 int run(const po::variables_map& v) {
     const uint64_t max_side = uint64_t{1} << 31;
     const uint64_t rows = count_option(v, "rows", 1, max_side);
@@ -105,7 +84,7 @@ int run(const po::variables_map& v) {
     engine.threads = parse_threads(v);
     engine.tile = v.count("tile") ? static_cast<uint32_t>(count_option(v, "tile", 8, 4096)) : 0;
     engine.kernel = parse_mex_kernel(v["kernel"].as<std::string>());
-    Compression compression = Compression::parse(v["compression"].as<std::string>());
+    const Compression compression = Compression::parse(v["compression"].as<std::string>());
     const std::string output = has_output ? v["output"].as<std::string>() : std::string();
     const bool resume = v["resume"].as<bool>();
     if (resume && !has_output) throw Error("--resume needs --output F.h5, the file to continue");
@@ -119,25 +98,27 @@ int run(const po::variables_map& v) {
     // Signals stop the run from here on: before the handlers, a signal ends the process and
     // leaves no file (or, resuming, the file as it was).
     engine.cancel = &install_stop_handlers();
+    // A new file is created only once the run is known to fit, so that a refused run leaves an
+    // existing file as it was (--force); a stopped run's file is opened first, read-only, for
+    // the check of what is left of it (and a refused resume leaves it as it was).
+    if (!resume) check_fits(rows, cols, has_output ? &output : nullptr, compression, 1.0);
     std::unique_ptr<Hdf5Writer> writer;
-    if (resume) {
-        // Checks the file read-only: a refused resume leaves it as it was.
-        writer = std::make_unique<Hdf5Writer>(
-            Hdf5WriterOptions{output, false, compression, true, checkpoint, allocate_ahead});
-        check_resume(v, *writer->stopped_run(), output, rows, cols, engine, compression);
-        engine.resume = writer->stored_tiles();
-    }
-    // Resuming, only the missing tiles need room on the disk.
-    const StoppedRun* was = writer ? writer->stopped_run() : nullptr;
-    const double left = was && was->tiles ? 1.0 - static_cast<double>(was->tiles_stored) /
-                                                      static_cast<double>(was->tiles)
-                                          : 1.0;
-    check_fits(rows, cols, has_output ? &output : nullptr, compression, left);
-
-    const bool quiet = v["quiet"].as<bool>();
-    if (has_output && !resume)
+    if (has_output)
         writer = std::make_unique<Hdf5Writer>(Hdf5WriterOptions{
-            output, v["force"].as<bool>(), compression, false, checkpoint, allocate_ahead});
+            .path = output,
+            .force = v["force"].as<bool>(),
+            .compression = compression,
+            .resume = resume,
+            .checkpoint_seconds = checkpoint,
+            .preallocate = allocate_ahead,
+        });
+    if (resume) {
+        // The run must be the stopped one; --tile and --compression, when not given, are the
+        // file's. Only the missing tiles need room on the disk.
+        writer->resume_into(engine, !v["compression"].defaulted());
+        check_fits(rows, cols, &output, writer->compression(), 1.0 - writer->stored_share());
+    }
+    const bool quiet = v["quiet"].as<bool>();
     NullSink discard;
     TileSink& sink = writer ? static_cast<TileSink&>(*writer) : discard;
 
@@ -149,7 +130,6 @@ int run(const po::variables_map& v) {
     const EngineStats stats = compute_table(engine, sink);
     progress.stop();
     abort_on_second_signal(std::string());  // from now on the file is kept or completed
-    const RunRecord record{stats.threads, stats.tile, mex_kernel_name(stats.kernel), stats.seconds};
     if (stats.cancelled) {
         // Nothing kept, nothing to resume: the run is simply lost (exit status 2).
         if (!writer)
@@ -158,7 +138,7 @@ int run(const po::variables_map& v) {
                         " tiles; nothing was kept (--no-output)");
         // A full disk stops the run like a signal; the file keeps every chunk written before.
         // If it cannot even be closed, stop() removes it and throws: exit status 2.
-        writer->stop(record);
+        writer->stop(stats);
         const std::string kept = "; " + output + " keeps them: ";
         if (const std::optional<std::string> full = writer->write_failure())
             std::cerr << "grundy compute: " << *full << "; stopped after " << writer->tiles_stored()
@@ -171,7 +151,7 @@ int run(const po::variables_map& v) {
                       << "run the same command again with --resume to continue" << std::endl;
         return kExitResumable;
     }
-    if (writer) writer->finish(record);
+    if (writer) writer->finish(stats);
     if (!quiet) {
         char line[512];
         const double rate = stats.seconds > 0 ? stats.cells / stats.seconds : 0.0;

@@ -4,6 +4,7 @@
 #include "app/command.hpp"
 #include "app/options.hpp"
 #include "grundy/analysis.hpp"
+#include "grundy/hdf5_reader.hpp"
 
 namespace grundy::app {
 namespace {

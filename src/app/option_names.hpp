@@ -1,6 +1,6 @@
 // The CLI's names for the library's arguments, for the messages of grundy::ArgumentError: the
-// library says "{rows} must be ...", the CLI "--rows must be ...". The Python module uses them
-// too, as its errors carry the CLI's messages (src/DESIGN.md, section 5.4).
+// library says "{rows} must be ...", the CLI "--rows must be ...". (The Python module spells
+// them its own way: src/python/module.cpp, python_message.)
 #pragma once
 
 #include <exception>

@@ -61,15 +61,4 @@ int parse_threads(const po::variables_map& values) {
     return static_cast<int>(count_option(values, "threads", 1, 4096));
 }
 
-MexKernel parse_mex_kernel(const std::string& text) {
-    for (MexKernel k : {MexKernel::Auto, MexKernel::Summary, MexKernel::Avx512, MexKernel::Avx2,
-                        MexKernel::Portable})
-        if (text == mex_kernel_name(k)) {
-            if (!mex_kernel_supported(k))
-                throw Error(std::string("this CPU cannot run the ") + text + " kernel");
-            return k;
-        }
-    throw Error("--kernel must be auto, summary, avx512, avx2 or portable, got '" + text + "'");
-}
-
 }  // namespace grundy::app

@@ -33,8 +33,4 @@ double seconds_option(const po::variables_map& values, const char* name);
 // cores). Returns 0 for the default.
 int parse_threads(const po::variables_map& values);
 
-// --kernel: auto | summary | avx512 | avx2 | portable. Throws grundy::Error otherwise, and
-// when this CPU cannot run the kernel asked for.
-MexKernel parse_mex_kernel(const std::string& text);
-
 }  // namespace grundy::app

@@ -1,5 +1,6 @@
 // Run-time choice of the mex kernel from what the CPU reports.
 #include <atomic>
+#include <string>
 
 #include "engine/sweep.hpp"
 #include "grundy/error.hpp"
@@ -46,6 +47,18 @@ const char* mex_kernel_name(MexKernel kernel) {
             return "summary";
     }
     return "?";
+}
+
+MexKernel parse_mex_kernel(std::string_view name) {
+    for (MexKernel k : {MexKernel::Auto, MexKernel::Summary, MexKernel::Avx512, MexKernel::Avx2,
+                        MexKernel::Portable})
+        if (name == mex_kernel_name(k)) {
+            if (!mex_kernel_supported(k))
+                throw Error("this CPU cannot run the " + std::string(name) + " kernel");
+            return k;
+        }
+    throw ArgumentError("{kernel} must be auto, summary, avx512, avx2 or portable, got '" +
+                        ArgumentError::literal(std::string(name)) + "'");
 }
 
 namespace engine {

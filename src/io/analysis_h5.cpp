@@ -1,10 +1,15 @@
-// The results of `grundy analyze` under /analysis in the table's own file: the row periods, and
-// each pass's verdict and method as attributes of the group.
+// `grundy analyze` on a file (analyze_table): the stored table read through its TableSource by
+// the passes (analysis/runner.cpp), then the results under /analysis in the table's own file
+// (the row periods, and each pass's verdict and method as attributes of the group) and the
+// row-periods CSV.
 #include "io/analysis_h5.hpp"
 
 #include <hdf5.h>
 
+#include <chrono>
+
 #include "grundy/error.hpp"
+#include "grundy/hdf5_reader.hpp"
 #include "grundy/version.hpp"
 #include "io/h5_attributes.hpp"
 #include "io/h5_handle.hpp"
@@ -67,3 +72,24 @@ void store_analysis(const std::string& path, const AnalysisReport& r) {
 }
 
 }  // namespace grundy::io
+
+namespace grundy {
+
+AnalysisReport analyze_table(const std::string& path, const AnalysisOptions& o) {
+    if (!o.csv_path.empty() && !o.periodicity)
+        throw ArgumentError("{csv_path} writes the row periods: it needs the periodicity pass");
+    const auto start = std::chrono::steady_clock::now();
+    AnalysisReport r;
+    {
+        const Hdf5TableReader table(path, o.allow_incomplete);
+        r = analyze(table, o);
+        r.complete = table.complete();
+    }  // the reader is closed before the file is opened for writing
+    r.path = path;
+    if (o.csv_path.size()) write_row_periods_csv(o.csv_path, *r.periods);
+    if (o.store) io::store_analysis(path, r);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return r;
+}
+
+}  // namespace grundy

@@ -13,6 +13,14 @@
 #include "grundy/hdf5_writer.hpp"
 #include "grundy/tile_sink.hpp"
 
+namespace grundy {
+
+// The level of --compression blosc without one, and Blosc's HDF5 filter.
+inline constexpr int kDefaultBloscLevel = 5;
+inline constexpr unsigned kBloscFilter = 32001;  // registered with The HDF Group
+
+}  // namespace grundy
+
 namespace grundy::io {
 
 struct EncodedChunk {

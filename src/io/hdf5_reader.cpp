@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <new>
 #include <vector>
@@ -144,18 +145,18 @@ uint64_t StoredChunks::x_end(size_t k) const {
     return std::min(impl_->x0 + impl_->width, impl_->chunks[k].cx + impl_->cc);
 }
 
-bool Hdf5TableReader::decodes_chunks() const {
-    return impl_->fast;
+bool StoredChunks::decodable(const Hdf5TableReader& table) {
+    return table.impl_->fast;
 }
 
-void Hdf5TableReader::fetch(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height,
-                            StoredChunks& out) const {
+void StoredChunks::fetch(const Hdf5TableReader& table, uint64_t x0, uint64_t y0, uint64_t width,
+                         uint64_t height) {
     io::silence_hdf5_errors();  // streams fetch on a helper thread
-    const Impl& m = *impl_;
+    const Hdf5TableReader::Impl& m = *table.impl_;
     if (!m.fast) throw Error("fetch on a table whose chunks the reader cannot decode");
     if (x0 + width > m.cols || y0 + height > m.rows || width == 0 || height == 0)
         throw Error("read outside the table " + m.path);
-    StoredChunks::Impl& r = *out.impl_;
+    Impl& r = *impl_;
     const uint64_t cr = m.chunk_rows, cc = m.chunk_cols;
     r.x0 = x0;
     r.y0 = y0;
@@ -170,7 +171,7 @@ void Hdf5TableReader::fetch(uint64_t x0, uint64_t y0, uint64_t width, uint64_t h
     if (r.buffers.size() < count) r.buffers.resize(count);
     for (uint64_t j = j0; j <= j1; ++j)
         for (uint64_t i = i0; i <= i1; ++i) {
-            StoredChunks::Impl::Chunk c{i * cc, j * cr, 0, nullptr, 0};
+            Impl::Chunk c{i * cc, j * cr, 0, nullptr, 0};
             const hsize_t offset[2] = {c.cy, c.cx};
             hsize_t nbytes = 0;
             if (H5Dget_chunk_storage_size(m.dataset.get(), offset, &nbytes) >= 0 && nbytes > 0) {
@@ -185,13 +186,13 @@ void Hdf5TableReader::fetch(uint64_t x0, uint64_t y0, uint64_t width, uint64_t h
         }
 }
 
-bool Hdf5TableReader::decode(const StoredChunks& chunks, size_t k, uint32_t* out,
-                             uint64_t stride) const {
-    const Impl& m = *impl_;
-    const StoredChunks::Impl& s = *chunks.impl_;
+bool StoredChunks::decode(const Hdf5TableReader& table, size_t k, uint32_t* out,
+                          uint64_t stride) const {
+    const Hdf5TableReader::Impl& m = *table.impl_;
+    const Impl& s = *impl_;
     const uint64_t cr = s.cr, cc = s.cc;
     const uint64_t x0 = s.x0, y0 = s.y0;
-    const StoredChunks::Impl::Chunk& r = s.chunks[k];
+    const Impl::Chunk& r = s.chunks[k];
     const uint64_t ax = std::max(x0, r.cx), bx = std::min(x0 + s.width, r.cx + cc);
     const uint64_t ay = std::max(y0, r.cy), by = std::min(y0 + s.height, r.cy + cr);
     if (!r.bytes) {
@@ -207,23 +208,17 @@ void Hdf5TableReader::Impl::read_fast(const Hdf5TableReader& reader, uint64_t x0
                                       uint64_t width, uint64_t height, uint32_t* out,
                                       uint64_t stride) const {
     // HDF5 calls stay on this thread; only the decoding runs in parallel.
-    reader.fetch(x0, y0, width, height, scratch);
+    scratch.fetch(reader, x0, y0, width, height);
     const size_t count = scratch.size();
     bool failed = false;
     // A parallel region costs more than decoding one chunk (a time slice on a busy machine).
 #pragma omp parallel for schedule(dynamic, 1) if (count > 1)
     for (size_t k = 0; k < count; ++k)
-        if (!reader.decode(scratch, k, out, stride)) {
+        if (!scratch.decode(reader, k, out, stride)) {
 #pragma omp atomic write
             failed = true;
         }
     if (failed) throw Error("cannot decode a chunk of " + path + " (damaged file?)");
-}
-
-uint32_t Hdf5TableReader::at(uint64_t x, uint64_t y) const {
-    uint32_t v = 0;
-    read(x, y, 1, 1, &v);
-    return v;
 }
 
 void Hdf5TableReader::read_cells(const std::vector<std::pair<uint64_t, uint64_t>>& cells,
@@ -245,6 +240,79 @@ void Hdf5TableReader::read_cells(const std::vector<std::pair<uint64_t, uint64_t>
     if (H5Dread(m.dataset.get(), H5T_NATIVE_UINT32, mspace.get(), fspace.get(), H5P_DEFAULT, out) <
         0)
         throw Error("cannot read " + m.path + " (damaged or truncated file?)");
+}
+
+namespace {
+
+// A chunk's side, or 256 where chunks are wider than 4096 or the table is not chunked (one
+// chunk): bands stay small.
+uint64_t band_side(uint64_t chunk, uint64_t side) {
+    return chunk == 0 || chunk > 4096 ? std::min<uint64_t>(256, side) : chunk;
+}
+
+// Row bands of a table whose chunks the reader decodes: each band's stored chunks are fetched
+// on a helper thread while the band before is decoded and studied, and a piece is one chunk,
+// decoded by the thread that hands it to the passes. The helper is the only one to call HDF5
+// while it runs (the passes never do), and it is joined before the next fetch or when the
+// reader goes, even by an exception.
+class ChunkBandReader final : public RowBandReader {
+  public:
+    explicit ChunkBandReader(const Hdf5TableReader& table) : table_(table) {}
+    ~ChunkBandReader() override {
+        if (next_.valid()) next_.wait();
+    }
+
+    uint64_t start(uint64_t y0, uint64_t height, uint32_t* band, uint64_t stride) override {
+        const uint64_t rows = table_.rows();
+        if (first_) {
+            height_ = height;
+            fetch(y0, &stored_[0]);
+            first_ = false;
+        } else {
+            next_.get();
+            current_ ^= 1;
+        }
+        if (y0 + height_ < rows)
+            next_ = std::async(std::launch::async, &ChunkBandReader::fetch, this, y0 + height_,
+                               &stored_[current_ ^ 1]);
+        band_ = band;
+        stride_ = stride;
+        return stored_[current_].size();
+    }
+
+    std::pair<uint64_t, uint64_t> piece(uint64_t k) override {
+        const StoredChunks& chunks = stored_[current_];
+        if (!chunks.decode(table_, k, band_, stride_))
+            throw Error("cannot decode a chunk of " + table_.path() + " (damaged file?)");
+        return {chunks.x_begin(k), chunks.x_end(k)};
+    }
+
+  private:
+    void fetch(uint64_t y0, StoredChunks* into) const {
+        into->fetch(table_, 0, y0, table_.cols(), std::min(height_, table_.rows() - y0));
+    }
+    const Hdf5TableReader& table_;
+    StoredChunks stored_[2];
+    int current_ = 0;
+    bool first_ = true;
+    uint64_t height_ = 0, stride_ = 0;
+    uint32_t* band_ = nullptr;
+    std::future<void> next_;  // last: joined before the chunks it fills go
+};
+
+}  // namespace
+
+uint64_t Hdf5TableReader::band_rows() const {
+    return band_side(impl_->chunk_rows, impl_->rows);
+}
+
+uint64_t Hdf5TableReader::band_cols() const {
+    return band_side(impl_->chunk_cols, impl_->cols);
+}
+
+std::unique_ptr<RowBandReader> Hdf5TableReader::row_bands() const {
+    if (!StoredChunks::decodable(*this)) return TableSource::row_bands();
+    return std::make_unique<ChunkBandReader>(*this);
 }
 
 std::optional<std::string> Hdf5TableReader::string_attribute(const char* name) const {

@@ -60,6 +60,7 @@ Hdf5Writer::Hdf5Writer(Hdf5WriterOptions options) : impl_(std::make_unique<Impl>
     const std::string& path = impl_->options.path;
     if (path.empty()) throw Error("no output file given");
     if (impl_->options.resume) {
+        impl_->asked = impl_->options.compression;
         impl_->open_stopped_run();
         return;
     }
@@ -106,12 +107,36 @@ Hdf5Writer::~Hdf5Writer() {
     }
 }
 
-const StoppedRun* Hdf5Writer::stopped_run() const {
-    return impl_->options.resume ? &impl_->stopped : nullptr;
+void Hdf5Writer::resume_into(EngineOptions& engine, bool compression_given) {
+    Impl& m = *impl_;
+    if (!m.options.resume) throw Error("resume_into on a writer that does not resume");
+    const StoppedRun& was = m.stopped;
+    auto differs = [&](const char* argument, const std::string& stored, const std::string& asked) {
+        throw ArgumentError("cannot resume " + ArgumentError::literal(m.options.path) +
+                            ": it was computed with {" + argument + "} " + stored + ", not " +
+                            asked);
+    };
+    if (was.shape.rows != engine.rows)
+        differs("rows", std::to_string(was.shape.rows), std::to_string(engine.rows));
+    if (was.shape.cols != engine.cols)
+        differs("cols", std::to_string(was.shape.cols), std::to_string(engine.cols));
+    if (engine.tile != 0 && engine.tile != was.shape.tile)
+        differs("tile", std::to_string(was.shape.tile), std::to_string(engine.tile));
+    if (compression_given && m.asked.option() != was.compression.option())
+        differs("compression", was.compression.option(), m.asked.option());
+    engine.tile = was.shape.tile;
+    engine.resume = impl_.get();
 }
 
-StoredTiles* Hdf5Writer::stored_tiles() {
-    return impl_->options.resume ? impl_.get() : nullptr;
+const Compression& Hdf5Writer::compression() const {
+    return impl_->options.compression;  // resuming, the file's (open_stopped_run)
+}
+
+double Hdf5Writer::stored_share() const {
+    const StoppedRun& was = impl_->stopped;
+    return impl_->options.resume && was.tiles
+               ? static_cast<double>(was.tiles_stored) / static_cast<double>(was.tiles)
+               : 0.0;
 }
 
 void Hdf5Writer::begin(const TableShape& shape) {
@@ -232,13 +257,13 @@ void Hdf5Writer::consume(const TileView& tile) {
 namespace {
 
 // The record of a run, added to what earlier runs of a resumed file recorded.
-void write_record(hid_t f, const RunRecord& record, const StoppedRun* stopped,
+void write_record(hid_t f, const EngineStats& run, const StoppedRun* stopped,
                   int64_t resumed_runs) {
-    io::write_attribute(f, "threads", int64_t{record.threads});
-    io::write_attribute(f, "tile", uint64_t{record.tile});
-    io::write_attribute(f, "mex_kernel", record.mex_kernel);
+    io::write_attribute(f, "threads", int64_t{run.threads});
+    io::write_attribute(f, "tile", uint64_t{run.tile});
+    io::write_attribute(f, "mex_kernel", std::string(mex_kernel_name(run.kernel)));
     io::write_attribute(f, "elapsed_seconds",
-                        record.elapsed_seconds + (stopped ? stopped->elapsed_seconds : 0.0));
+                        run.seconds + (stopped ? stopped->elapsed_seconds : 0.0));
     if (stopped) io::write_attribute(f, "resumed_runs", resumed_runs + 1);
 }
 
@@ -246,14 +271,14 @@ void write_record(hid_t f, const RunRecord& record, const StoppedRun* stopped,
 
 // Stops the writer thread, records the run, closes the file and syncs it to disk: the common
 // end of a stopped (resumable) and a finished run.
-void Hdf5Writer::close_with_record(const RunRecord& record, bool resumable) {
+void Hdf5Writer::close_with_record(const EngineStats& run, bool resumable) {
     Impl& m = *impl_;
     m.stop_writer();
     // A stopped run keeps what was written before a failure; a finished one has lost tiles.
     if (!m.write_error.empty() && !resumable) throw Error(m.write_error);
     m.touched = true;
     const hid_t f = m.file.get();
-    write_record(f, record, stopped_run(), m.resumed_runs);
+    write_record(f, run, m.options.resume ? &m.stopped : nullptr, m.resumed_runs);
     io::write_attribute(f, "resumable", int32_t{resumable ? 1 : 0});
     const bool closed = m.dataset.reset() && m.file.reset();
     if (!closed) throw Error("cannot finish writing " + m.options.path + " (disk full?)");
@@ -261,10 +286,10 @@ void Hdf5Writer::close_with_record(const RunRecord& record, bool resumable) {
     fsync_path(m.options.path);
 }
 
-void Hdf5Writer::stop(const RunRecord& record) {
+void Hdf5Writer::stop(const EngineStats& run) {
     Impl& m = *impl_;
     try {
-        close_with_record(record, true);
+        close_with_record(run, true);
     } catch (const Error& e) {
         // The file may not say which chunks it holds: it cannot be trusted, let alone resumed.
         m.dataset.reset();
@@ -297,9 +322,9 @@ uint64_t Hdf5Writer::tiles_stored() const {
                   : impl_->chunks_written;
 }
 
-void Hdf5Writer::finish(const RunRecord& record) {
+void Hdf5Writer::finish(const EngineStats& run) {
     Impl& m = *impl_;
-    close_with_record(record, false);  // nothing left to resume
+    close_with_record(run, false);  // nothing left to resume
     // Only now, with everything on disk, does the file say it is complete.
     H5Handle file(H5Fopen(m.options.path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
     if (!file.valid()) throw Error("cannot reopen " + m.options.path);

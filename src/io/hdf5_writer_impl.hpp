@@ -24,6 +24,15 @@ namespace grundy {
 
 using io::H5Handle;
 
+// What the file of a stopped run records, to check a resume against.
+struct StoppedRun {
+    TableShape shape;              // rows, cols and tile of the run
+    Compression compression;       // how its chunks are stored
+    double elapsed_seconds = 0.0;  // computing time of the runs so far
+    uint64_t tiles_stored = 0;     // chunks in the file
+    uint64_t tiles = 0;            // chunks of the whole table
+};
+
 struct Hdf5Writer::Impl final : StoredTiles {
     Hdf5WriterOptions options;
     H5Handle file, dataset;
@@ -37,6 +46,7 @@ struct Hdf5Writer::Impl final : StoredTiles {
     // how to decode them. HDF5 is not thread-safe, so the workers reading stored tiles and the
     // writer thread take turns through `hdf5`.
     StoppedRun stopped;
+    Compression asked;         // the options' compression, which becomes the file's (resume_into)
     int64_t resumed_runs = 0;  // runs that resumed the file before this one
     std::vector<char> stored;
     uint64_t tiles_x = 0;

@@ -1,6 +1,6 @@
-// What the binding files share: argument checks with the CLI's messages, the translation of
-// grundy::Error into ValueError or OSError, the lock around HDF5, progress bars, and running a
-// long call with the GIL released while Python's thread watches for Ctrl-C.
+// What the binding files share: argument checks with the CLI's messages in Python's words, the
+// translation of grundy::Error into ValueError or OSError, the lock around HDF5, progress bars, and
+// running a long call with the GIL released while Python's thread watches for Ctrl-C.
 #pragma once
 
 #include <pybind11/numpy.h>
@@ -20,7 +20,6 @@
 #include <thread>
 #include <vector>
 
-#include "app/option_names.hpp"
 #include "engine/big_memory.hpp"
 #include "grundy/engine.hpp"
 #include "grundy/error.hpp"
@@ -35,13 +34,18 @@ struct FileError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// An exception's message in Python's words: the arguments a grundy::ArgumentError names are
+// spelled as a call writes them ("use force=True", "rows=5000", "kernel must be ..."), not as
+// the CLI's options.
+std::string python_message(const std::exception& e);
+
 // Runs f(), turning the grundy::Error it throws into FileError.
 template <class F>
 auto file_call(F&& f) -> decltype(f()) {
     try {
         return f();
     } catch (const Error& e) {
-        throw FileError(app::cli_message(e));
+        throw FileError(python_message(e));
     }
 }
 
@@ -71,7 +75,6 @@ class Hdf5Lock {
 uint64_t whole_number(py::handle value, const char* name, uint64_t min, uint64_t max);
 // Threads: 0 for the default (OMP_NUM_THREADS, else all cores), else 1..4096.
 int threads_arg(py::handle value);
-MexKernel kernel_arg(const std::string& text);
 // A str or os.PathLike as a path, else TypeError.
 std::string path_arg(py::handle value, const char* name);
 

@@ -22,7 +22,7 @@ EngineOptions engine_options(py::handle rows, py::handle cols, py::handle thread
     const uint64_t t = tile.is_none() ? 0 : whole_number(tile, "tile", 0, 4096);
     if (t != 0 && t < 8) throw py::value_error("tile must be between 8 and 4096 (0: default)");
     o.tile = static_cast<uint32_t>(t);
-    o.kernel = kernel_arg(kernel);
+    o.kernel = parse_mex_kernel(kernel);
     return o;
 }
 
@@ -86,72 +86,47 @@ py::object table(py::handle rows, py::handle cols, py::handle threads, py::handl
     return array;
 }
 
-// grundy compute's resume rule: the stopped run must be the one asked for; tile and
-// compression, when not given, are the file's.
-void check_resume(const StoppedRun& was, const std::string& path, EngineOptions& engine,
-                  Compression& compression, bool compression_given) {
-    auto differs = [&](const std::string& option, const std::string& stored,
-                       const std::string& asked) {
-        throw Error("cannot resume " + path + ": it was computed with --" + option + " " + stored +
-                    ", not " + asked);
-    };
-    if (was.shape.rows != engine.rows)
-        differs("rows", std::to_string(was.shape.rows), std::to_string(engine.rows));
-    if (was.shape.cols != engine.cols)
-        differs("cols", std::to_string(was.shape.cols), std::to_string(engine.cols));
-    if (engine.tile != 0 && engine.tile != was.shape.tile)
-        differs("tile", std::to_string(was.shape.tile), std::to_string(engine.tile));
-    if (compression_given && compression.option() != was.compression.option())
-        differs("compression", was.compression.option(), compression.option());
-    engine.tile = was.shape.tile;
-    compression = was.compression;
-}
-
 py::dict compute(py::handle path_object, py::handle rows, py::handle cols, py::handle threads,
                  py::handle tile, py::object compression_object, const std::string& kernel,
                  bool force, bool resume, double checkpoint_every, py::object progress) {
     const std::string path = path_arg(path_object, "path");
     EngineOptions o = engine_options(rows, cols, threads, tile, kernel);
     const bool compression_given = !compression_object.is_none();
-    Compression compression = compression_given
-                                  ? Compression::parse(compression_object.cast<std::string>())
-                                  : Compression{};
+    const Compression compression = compression_given
+                                        ? Compression::parse(compression_object.cast<std::string>())
+                                        : Compression{};
     if (!(checkpoint_every >= 0) || checkpoint_every > 1e9)
         throw py::value_error("checkpoint_every must be a number of seconds >= 0, not " +
                               std::to_string(checkpoint_every));
 
     const Hdf5Lock hdf5;
-    std::unique_ptr<Hdf5Writer> writer;
-    if (resume) {
-        // Checks the file read-only: a refused resume leaves it as it was.
-        writer = file_call([&] {
-            return std::make_unique<Hdf5Writer>(
-                Hdf5WriterOptions{path, false, compression, true, checkpoint_every});
-        });
-        check_resume(*writer->stopped_run(), path, o, compression, compression_given);
-        o.resume = writer->stored_tiles();
-    } else {
-        writer = file_call([&] {
-            return std::make_unique<Hdf5Writer>(
-                Hdf5WriterOptions{path, force, compression, false, checkpoint_every});
-        });
-    }
+    // Resuming, the file is checked read-only: a refused resume leaves it as it was.
+    const std::unique_ptr<Hdf5Writer> writer = file_call([&] {
+        return std::make_unique<Hdf5Writer>(
+            Hdf5WriterOptions{.path = path,
+                              .force = force,
+                              .compression = compression,
+                              .resume = resume,
+                              .checkpoint_seconds = checkpoint_every});
+    });
+    // The stopped run must be the one asked for; tile and compression, when not given, are
+    // the file's.
+    if (resume) writer->resume_into(o, compression_given);
     std::optional<py::error_already_set> interrupted;
     const EngineStats stats =
         file_call([&] { return run_engine(o, *writer, std::move(progress), interrupted); });
-    const RunRecord record{stats.threads, stats.tile, mex_kernel_name(stats.kernel), stats.seconds};
     if (stats.cancelled) {
         // The file keeps the finished tiles (complete = 0, resumable = 1): compute(...,
         // resume=True) continues it.
-        file_call([&] { writer->stop(record); });
+        file_call([&] { writer->stop(stats); });
         if (interrupted) throw std::move(*interrupted);
         throw Error("the run stopped after " + std::to_string(stats.tiles_done) + " of " +
                     std::to_string(stats.tiles) + " tiles");
     }
-    file_call([&] { writer->finish(record); });
+    file_call([&] { writer->finish(stats); });
     py::dict d = stats_dict(stats);
     d["path"] = path;
-    d["compression"] = compression.describe();
+    d["compression"] = writer->compression().describe();
     d["raw_bytes"] = writer->raw_bytes();
     d["file_bytes"] = writer->file_bytes();
     d["resumed"] = resume;

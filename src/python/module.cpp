@@ -2,8 +2,10 @@
 // errors, and the helpers of common.hpp. Each part of the library is bound in its own file.
 #include <pybind11/pybind11.h>
 
+#include <cctype>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include "grundy/version.hpp"
 #include "python/common.hpp"
@@ -42,16 +44,41 @@ int threads_arg(py::handle value) {
     return static_cast<int>(t);
 }
 
-MexKernel kernel_arg(const std::string& text) {
-    for (MexKernel k : {MexKernel::Auto, MexKernel::Summary, MexKernel::Avx512, MexKernel::Avx2,
-                        MexKernel::Portable})
-        if (text == mex_kernel_name(k)) {
-            if (!mex_kernel_supported(k))
-                throw py::value_error("this CPU cannot run the " + text + " kernel");
-            return k;
+namespace {
+
+// Marks an argument whose spelling depends on what follows it (python_message).
+constexpr char kValueMark = '\x1f';
+
+// Python's spelling of a library argument: a flag as the keyword that sets it, any other
+// argument as its name, marked so that python_message can add "=" when its value follows.
+std::string python_name(std::string_view argument) {
+    if (argument == "store=false") return "store=False";
+    if (argument == "force" || argument == "resume") return std::string(argument) + "=True";
+    return std::string(argument) + kValueMark;
+}
+
+}  // namespace
+
+std::string python_message(const std::exception& e) {
+    const auto* a = dynamic_cast<const ArgumentError*>(&e);
+    if (!a) return e.what();
+    // "{rows} 5000" is rows=5000 and "{checkpoint} FILE" checkpoint=FILE, as a call writes
+    // them; "{kernel} must be ..." names the argument alone.
+    const std::string marked = a->render(python_name);
+    std::string out;
+    for (size_t i = 0; i < marked.size(); ++i) {
+        if (marked[i] != kValueMark) {
+            out += marked[i];
+            continue;
         }
-    throw py::value_error("kernel must be auto, summary, avx512, avx2 or portable, got '" + text +
-                          "'");
+        const bool value_follows = i + 2 < marked.size() && marked[i + 1] == ' ' &&
+                                   !std::islower(static_cast<unsigned char>(marked[i + 2]));
+        if (value_follows) {
+            out += '=';
+            ++i;  // the space
+        }
+    }
+    return out;
 }
 
 std::string path_arg(py::handle value, const char* name) {
@@ -143,8 +170,8 @@ PYBIND11_MODULE(grundy, m) {
         "  winning_move, winning_moves, is_p_position, sum_winning_move, ...   perfect play\n"
         "  Game(successors, ...)        finite impartial games: Grundy values, kernel, moves\n\n"
         "Long calls release the GIL and stop on Ctrl-C with KeyboardInterrupt. Bad values raise\n"
-        "ValueError, file problems OSError, both with the grundy program's messages; wrong\n"
-        "types raise TypeError.";
+        "ValueError, file problems OSError, both with the grundy program's messages (arguments\n"
+        "named as a call writes them: force=True, not --force); wrong types raise TypeError.";
     m.attr("__version__") = grundy::kVersion;
 
     py::register_exception_translator([](std::exception_ptr p) {
@@ -155,11 +182,11 @@ PYBIND11_MODULE(grundy, m) {
             PyObject* type = PyExc_OSError;
             if (what.rfind("no such file", 0) == 0)
                 type = PyExc_FileNotFoundError;
-            else if (what.find("exists (use --force") != std::string::npos)
+            else if (what.find("exists (use force=True") != std::string::npos)
                 type = PyExc_FileExistsError;
             PyErr_SetString(type, e.what());
         } catch (const grundy::Error& e) {
-            PyErr_SetString(PyExc_ValueError, grundy::app::cli_message(e).c_str());
+            PyErr_SetString(PyExc_ValueError, gp::python_message(e).c_str());
         }
     });
 

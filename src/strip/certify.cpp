@@ -49,7 +49,8 @@ PeriodsResult certify_row_periods(const PeriodsOptions& o, const RunHooks& hooks
             path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
         std::error_code ec;
         if (!std::filesystem::is_directory(dir, ec))
-            throw ArgumentError("{checkpoint}: directory " + ArgumentError::literal(dir.string()) +
+            throw ArgumentError("{checkpoint} " + ArgumentError::literal(o.checkpoint) +
+                                ": directory " + ArgumentError::literal(dir.string()) +
                                 " does not exist");
     }
     if (!hooks.link) return Certification(o, hooks).run();

@@ -16,9 +16,9 @@ int main(int argc, char** argv) {
         if (table(x, 3) != row3[x]) return std::printf("g(%u, 3) = %u\n", x, table(x, 3)), 1;
     if (table(8, 13) != 0 || table(13, 8) != 0 || table(25, 30) != table(30, 25)) return 1;
     if (argc > 1) {  // the same table through an HDF5 file, written and read back
-        grundy::Hdf5Writer writer(grundy::Hdf5WriterOptions{argv[1], true});
+        grundy::Hdf5Writer writer(grundy::Hdf5WriterOptions{.path = argv[1], .force = true});
         const grundy::EngineStats stats = grundy::compute_table(options, writer);
-        writer.finish(grundy::RunRecord{stats.threads, stats.tile, "", stats.seconds});
+        writer.finish(stats);
         if (grundy::Hdf5TableReader(argv[1]).at(30, 25) != table(30, 25)) return 1;
     }
     std::printf("ok: g(30, 25) = %u\n", table(30, 25));

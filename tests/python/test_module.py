@@ -221,7 +221,7 @@ def test_stopped_run_keeps_a_resumable_file_and_resume_finishes_it(tmp_path):
     with pytest.raises(OSError, match="incomplete"):
         grundy.open(path)
     assert not grundy.open(path, allow_incomplete=True).complete
-    with pytest.raises(ValueError, match="--rows 5000, not 5001"):
+    with pytest.raises(ValueError, match="it was computed with rows=5000, not 5001$"):
         grundy.compute(path, rows + 1, cols, resume=True)
     figures = grundy.compute(path, rows, cols, resume=True)
     assert figures["resumed"] and figures["cells_resumed"] > 0
@@ -479,6 +479,18 @@ def test_errors_carry_the_cli_messages(grundy_exe, tmp_path):
     assert e.value.args[0] in cli_error(grundy_exe, "analyze", str(text))
 
 
+def test_errors_name_arguments_as_python_spells_them(tmp_path):
+    """The library's messages name its arguments; the module spells them as a call writes them,
+    where the program says --kernel or --checkpoint."""
+    with pytest.raises(ValueError) as e:
+        grundy.table(5, 5, kernel="fast")
+    assert e.value.args[0] == "kernel must be auto, summary, avx512, avx2 or portable, got 'fast'"
+    with pytest.raises(OSError) as e:
+        grundy.certify_row_periods(4, checkpoint=tmp_path / "no" / "c")
+    assert e.value.args[0].startswith(f"checkpoint={tmp_path / 'no' / 'c'}: directory ")
+    assert "--" not in e.value.args[0]
+
+
 def test_error_cases_raise_the_right_exceptions(tmp_path):
     cases = [
         (ValueError, lambda: grundy.table(0, 5)),
@@ -511,7 +523,7 @@ def test_error_cases_raise_the_right_exceptions(tmp_path):
             call()
     existing = tmp_path / "e.h5"
     grundy.compute(existing, 4, 4)
-    with pytest.raises(FileExistsError, match="use --force"):
+    with pytest.raises(FileExistsError, match=r"exists \(use force=True to overwrite it\)$"):
         grundy.compute(existing, 4, 4)
     grundy.compute(existing, 4, 4, force=True)
     assert not (tmp_path / "x.h5").exists()  # a refused run leaves no file

@@ -40,14 +40,14 @@ inline std::string properties_text(const PropertiesReport& r) {
 
 inline void write_table(const std::string& path, uint64_t rows, uint64_t cols, uint32_t tile = 0,
                         Compression compression = {}) {
-    Hdf5Writer writer(Hdf5WriterOptions{path, true, compression});
+    Hdf5Writer writer(Hdf5WriterOptions{.path = path, .force = true, .compression = compression});
     EngineOptions o;
     o.rows = rows;
     o.cols = cols;
     o.threads = 2;
     o.tile = tile;
     const EngineStats stats = compute_table(o, writer);
-    writer.finish(RunRecord{stats.threads, stats.tile, mex_kernel_name(stats.kernel), 0.0});
+    writer.finish(stats);
 }
 
 // Overwrites g(x, y) in the file through HDF5 itself (which re-filters the chunk).

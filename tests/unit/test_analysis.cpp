@@ -13,6 +13,7 @@
 #include "analysis/passes.hpp"
 #include "grundy/analysis.hpp"
 #include "grundy/error.hpp"
+#include "grundy/hdf5_reader.hpp"
 #include "grundy/memory_table.hpp"
 #include "grundy/play.hpp"
 #include "play/exact_sqrt.hpp"

@@ -52,7 +52,7 @@ void write_copy(const std::string& source, const std::string& path, hsize_t chun
     H5Sclose(space);
     H5Fclose(file);
     ASSERT_GE(rc, 0) << path;
-    ASSERT_EQ(Hdf5TableReader(path).decodes_chunks(), !checksum);
+    ASSERT_EQ(StoredChunks::decodable(Hdf5TableReader(path)), !checksum);
 }
 
 // Everything the three row-band passes report, as one text to compare.
@@ -138,16 +138,16 @@ TEST(AnalysisReader, FetchAndDecodeMatchRead) {
     const std::string path = dir.file("t.h5");
     write_table(path, 70, 129, 24);
     const Hdf5TableReader table(path);
-    ASSERT_TRUE(table.decodes_chunks());
+    ASSERT_TRUE(StoredChunks::decodable(table));
     std::vector<uint32_t> expected(50 * 100), got(50 * 110, 7);
     table.read(13, 7, 100, 50, expected.data());
     StoredChunks chunks;
-    table.fetch(13, 7, 100, 50, chunks);
+    chunks.fetch(table, 13, 7, 100, 50);
     ASSERT_EQ(chunks.size(), 3u * 5u);  // rows 7..56 meet 3 chunk rows, columns 13..112 five
     for (size_t k = chunks.size(); k-- > 0;) {
         EXPECT_EQ(chunks.x_begin(k), k % 5 == 0 ? 13u : 24u * (k % 5));
         EXPECT_EQ(chunks.x_end(k), k % 5 == 4 ? 113u : 24u * (k % 5 + 1));
-        ASSERT_TRUE(table.decode(chunks, k, got.data(), 110));
+        ASSERT_TRUE(chunks.decode(table, k, got.data(), 110));
     }
     for (uint64_t j = 0; j < 50; ++j)
         for (uint64_t i = 0; i < 100; ++i)

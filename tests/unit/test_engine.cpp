@@ -5,6 +5,8 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -98,6 +100,30 @@ TEST(Engine, KernelsAgree) {
             }
             const MemoryTable t = compute(300, 517, 2, 64, k);
             EXPECT_EQ(t.values(), reference.values()) << mex_kernel_name(k) << " bmi2 " << bmi2;
+        }
+    }
+}
+
+// Every kernel's name parses back to it; any other name is refused with a message that names
+// the argument as each front end spells it and lists the names.
+TEST(Engine, KernelNamesParse) {
+    for (MexKernel k : {MexKernel::Auto, MexKernel::Portable, MexKernel::Avx2, MexKernel::Avx512,
+                        MexKernel::Summary}) {
+        if (mex_kernel_supported(k))
+            EXPECT_EQ(parse_mex_kernel(mex_kernel_name(k)), k) << mex_kernel_name(k);
+        else
+            EXPECT_THROW(parse_mex_kernel(mex_kernel_name(k)), Error) << mex_kernel_name(k);
+    }
+    for (const char* bad : {"fast", "", "AVX2", "auto ", "summary,avx2"}) {
+        try {
+            parse_mex_kernel(bad);
+            ADD_FAILURE() << "'" << bad << "' parsed";
+        } catch (const ArgumentError& e) {
+            const std::string names =
+                "must be auto, summary, avx512, avx2 or portable, got '" + std::string(bad) + "'";
+            EXPECT_EQ(std::string(e.what()), "kernel " + names);
+            EXPECT_EQ(e.render([](std::string_view n) { return "--" + std::string(n); }),
+                      "--kernel " + names);
         }
     }
 }
