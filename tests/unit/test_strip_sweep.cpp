@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "grundy/engine.hpp"
@@ -60,12 +62,17 @@ class DirectMex {
     }
     // The largest m such that rows 0..m-1 and the diagonals entering them are in the same state
     // after columns a and b (StripBlock::matched_rows): the least y >= 1 whose row or diagonal
-    // differs, else Y.
+    // differs, else Y. Kept: every case asks the same.
     uint64_t matched_rows(uint64_t a, uint64_t b) const {
-        for (uint64_t y = 1; y < Y_; ++y)
-            if (row_state(a, y) != row_state(b, y) || diagonal_state(a, y) != diagonal_state(b, y))
-                return y;
-        return Y_;
+        const auto [at, fresh] = matched_.try_emplace({a, b}, Y_);
+        if (fresh)
+            for (uint64_t y = 1; y < Y_; ++y)
+                if (row_state(a, y) != row_state(b, y) ||
+                    diagonal_state(a, y) != diagonal_state(b, y)) {
+                    at->second = y;
+                    break;
+                }
+        return at->second;
     }
 
   private:
@@ -80,6 +87,7 @@ class DirectMex {
     };
     uint64_t X_, Y_;
     std::vector<uint64_t> g_;
+    mutable std::map<std::pair<uint64_t, uint64_t>, uint64_t> matched_;
 };
 
 constexpr uint64_t kRows = 45, kColumns = 3300;
