@@ -150,7 +150,11 @@ void Strip::run_tile(size_t k, uint64_t first, uint64_t i0, uint64_t n, const St
         b.compare && b.compare->rows == rows_ && b.compare->words.size() == state_words_;
     if (b.compare && !comparing) std::fill_n(band.mismatch.begin() + i0, n, 0);
     for (uint64_t i = i0; i < i0 + n;) {
-        const uint64_t x = first + i, m = std::min(most, i0 + n - i);
+        const uint64_t x = first + i;
+        uint64_t m = std::min(most, i0 + n - i);
+        // A band that is both the lowest and the highest of a rank's receives and sends in one
+        // message buffer: a batch must not receive the next message before it has sent this one.
+        if (link_) m = std::min(m, kStripMessageColumns - i % kStripMessageColumns);
         if (given < band.y1) {
             for (uint64_t j = 0; j < m; ++j) {
                 if (k == 0 && lo_ > 0)
