@@ -99,9 +99,6 @@ int run(const po::variables_map& v) {
     o.threads = parse_threads(v);
     if (o.threads == 0) o.threads = omp_get_max_threads();
     o.kernel = parse_mex_kernel(v["kernel"].as<std::string>());
-    if (!mex_kernel_supported(o.kernel))
-        throw Error(std::string("this CPU cannot run the ") + mex_kernel_name(o.kernel) +
-                    " kernel");
     if (v.count("max-cols")) o.max_cols = count_option(v, "max-cols", 1, ~uint64_t{0});
     if (v.count("checkpoint")) o.checkpoint = v["checkpoint"].as<std::string>();
     o.checkpoint_every = seconds_option(v, "checkpoint-every");

@@ -28,11 +28,17 @@ Strip::Strip(uint64_t rows, MexKernel kernel, int threads, uint64_t lag, StripPa
     sweep_ = select_strip_sweep(resolved);
     kernel_name_ = mex_kernel_name(resolved);
     max_threads_ = threads > 1 ? static_cast<uint64_t>(threads) : 1;
-    thread_bands_ = max_threads_ == 1 ? 1 : max_threads_ * kStripBandsPerThread;
-    // One band needs no pipeline, so its windows have a lag of 1; a rank's rows may grow later
+    // Several bands per thread, and bands of at most about kStripCacheBandRows rows even with
+    // one thread, whose tiles then run one after another (advance_block).
+    thread_bands_ = std::max<uint64_t>(max_threads_ == 1 ? 1 : max_threads_ * kStripBandsPerThread,
+                                       rows / kStripCacheBandRows);
+    // One band needs no pipeline of bands, so its windows need a lag only for the columns of
+    // one batch (StripBatch); one thread's tiles, one chunk; a rank's rows may grow later
     // (repartition), so its windows are sized for its threads, not its first rows.
     if (!link_ && (hi_ - lo_) / kMinStripBandRows <= 1) thread_bands_ = 1;
-    windows_ = std::make_unique<StripWindows>(rows, thread_bands_ == 1 ? 1 : lag ? lag : kStripLag);
+    const uint64_t tile_lag = lag ? lag : max_threads_ == 1 ? kStripChunkColumns : kStripLag;
+    windows_ =
+        std::make_unique<StripWindows>(rows, thread_bands_ == 1 ? kStripBatchColumns : tile_lag);
     // Highest rows first: they settle last, so that is where two states usually differ.
     for (uint64_t y = rows - 1; y >= 1; --y) {
         const int64_t iy = static_cast<int64_t>(y);
@@ -86,7 +92,8 @@ void Strip::set_bands(const std::vector<uint64_t>& starts) {
         auto band = std::make_unique<Band>();
         band->y0 = starts[k];
         band->y1 = starts[k + 1];
-        band->g.resize(band->y1 - band->y0);
+        band->g.resize((band->y1 - band->y0) * kStripBatchColumns);
+        band->diagonals.resize(band->y1 - band->y0 + kStripBatchColumns);
         if ((k == 0 && lo_ > 0) || (k + 2 == starts.size() && hi_ < rows_))
             band->message.resize(kStripMessageColumns * 2 * boundary_words_);
         // The band compares its swept rows, and the diagonals through (x, y - 1) for its swept
@@ -96,6 +103,11 @@ void Strip::set_bands(const std::vector<uint64_t>& starts) {
             const uint64_t row = owner_row(layout_[i]);
             if (row >= std::max(band->y0, settled_.rows) && row < band->y1)
                 band->segments.push_back(i);
+        }
+        band->first_owned = std::max(band->y0, settled_.rows);
+        for (uint64_t y = band->first_owned, at = 0; y <= band->y1; ++y) {
+            while (at < band->segments.size() && owner_row(layout_[band->segments[at]]) < y) ++at;
+            band->owned.push_back(static_cast<uint32_t>(at));
         }
         bands_.push_back(std::move(band));
     }
@@ -121,28 +133,56 @@ uint64_t Strip::advance(uint64_t* g) {
     return x;
 }
 
-// Sweeps columns first .. first + n - 1 of band k: a tile. Its callbacks and comparisons run
-// here too, on whichever thread runs the tile.
+// Sweeps columns first .. first + n - 1 of band k: a tile, in batches of columns (StripBatch).
+// Its callbacks and comparisons run here too, on whichever thread runs the tile: the
+// comparison inside the sweep, row by row (same_row), the callbacks and the rank above's
+// boundary after each batch, column by column in order.
 void Strip::run_tile(size_t k, uint64_t first, uint64_t i0, uint64_t n, const StripBlock& b) {
     Band& band = *bands_[k];
     const uint64_t S = settled_.rows;
     const uint64_t given = std::clamp(S, band.y0, band.y1);
     // Rows reported: the settled ones from first_reported_row, then every swept one.
     const uint64_t from = b.rows_done ? std::clamp(b.first_reported_row, band.y0, given) : given;
-    uint64_t* g = band.g.data();
-    for (uint64_t i = i0; i < i0 + n; ++i) {
+    const uint64_t stride = band.y1 - band.y0;
+    const uint64_t most = std::min(kStripBatchColumns, windows_->lag);
+    RowCheck check{this, &band, b.compare, first};
+    const bool comparing =
+        b.compare && b.compare->rows == rows_ && b.compare->words.size() == state_words_;
+    if (b.compare && !comparing) std::fill_n(band.mismatch.begin() + i0, n, 0);
+    for (uint64_t i = i0; i < i0 + n;) {
         const uint64_t x = first + i;
-        if (from < given) settled_values(x, from, given, g + (from - band.y0));
+        uint64_t m = std::min(most, i0 + n - i);
+        // A band that is both the lowest and the highest of a rank's receives and sends in one
+        // message buffer: a batch must not receive the next message before it has sent this one.
+        if (link_) m = std::min(m, kStripMessageColumns - i % kStripMessageColumns);
         if (given < band.y1) {
-            if (k == 0 && lo_ > 0)
-                receive_boundary(band, x, i, b.columns);
-            else if (S > 0 && given == S)
-                start_boundary(x);
-            sweep_(*windows_, x, given, band.y1, g + (given - band.y0));
+            for (uint64_t j = 0; j < m; ++j) {
+                if (k == 0 && lo_ > 0)
+                    receive_boundary(band, x + j, i + j, b.columns);
+                else if (S > 0 && given == S)
+                    start_boundary(x + j);
+            }
+            StripBatch batch;
+            batch.x = x;
+            batch.n = m;
+            batch.y0 = given;
+            batch.y1 = band.y1;
+            batch.g = band.g.data() + (given - band.y0);
+            batch.stride = stride;
+            batch.diagonals = band.diagonals.data();
+            if (comparing) {
+                batch.same_row = &Strip::same_row;
+                batch.context = &check;
+            }
+            sweep_(*windows_, batch);
         }
-        if (k + 1 == bands_.size() && hi_ < rows_) send_boundary(band, x, i, b.columns);
-        if (b.rows_done && from < band.y1) b.rows_done(x, from, band.y1, g + (from - band.y0));
-        if (b.compare) band.mismatch[i] = band_mismatch(band, *b.compare, x);
+        for (uint64_t j = 0; j < m; ++j, ++i) {
+            uint64_t* g = band.g.data() + j * stride;
+            if (from < given) settled_values(x + j, from, given, g + (from - band.y0));
+            if (k + 1 == bands_.size() && hi_ < rows_) send_boundary(band, x + j, i, b.columns);
+            if (b.rows_done && from < band.y1)
+                b.rows_done(x + j, from, band.y1, g + (from - band.y0));
+        }
     }
 }
 
@@ -228,13 +268,21 @@ void Strip::advance_block(const StripBlock& b) {
     for (auto& band : bands_)
         if (b.compare) band->mismatch.assign(b.columns, kNoMismatch);
     const size_t K = bands_.size();
-    if (K == 1) {
-        run_tile(0, first, 0, b.columns, b);
+    const uint64_t lag = windows_->lag;
+    const uint64_t chunk = lag < kStripChunkColumns ? lag : kStripChunkColumns;
+    const uint64_t chunks = (b.columns + chunk - 1) / chunk;
+    if (threads_ == 1) {
+        // In an order the dependencies below allow, with no task overhead.
+        try {
+            for (uint64_t j = 0; j < chunks; ++j)
+                for (size_t k = 0; k < K; ++k)
+                    run_tile(k, first, j * chunk, std::min(chunk, b.columns - j * chunk), b);
+        } catch (...) {
+            failed_.store(true);
+            throw;
+        }
     } else {
-        const uint64_t lag = windows_->lag;
-        const uint64_t chunk = lag < kStripChunkColumns ? lag : kStripChunkColumns;
         const uint64_t behind = lag / chunk;  // chunk divides lag (config.hpp)
-        const uint64_t chunks = (b.columns + chunk - 1) / chunk;
         std::vector<char> token(K * chunks);  // tile (k, j): token[k * chunks + j]
         char none = 0;                        // an absent dependency
         std::exception_ptr error;
@@ -374,28 +422,32 @@ bool Strip::matches(const StripSnapshot& s) const {
                                [&](uint64_t i, uint64_t word) { return word == s.words[i]; });
 }
 
-// The band's part of matches(), right after the band swept column x: its segments cannot change
-// before it starts column x + 1 (strip.hpp). Returns the row of the lowest segment that differs.
-// A match of all its segments is checked again by copying them out, as snapshot() would, and
-// comparing the copies.
-uint32_t Strip::band_mismatch(Band& band, const StripSnapshot& s, uint64_t x) {
-    if (s.rows != rows_ || s.words.size() != state_words_) return 0;
-    for (const uint32_t i : band.segments) {
-        const Segment& seg = layout_[i];
-        if (!for_each_segment_word(seg, x,
-                                   [&](uint64_t w, uint64_t word) { return word == s.words[w]; }))
+bool Strip::same_row(void* check, uint64_t x, uint64_t y) {
+    auto& c = *static_cast<RowCheck*>(check);
+    const uint32_t row = c.strip->band_mismatch(*c.band, *c.s, x, y);
+    if (row == kNoMismatch) return true;
+    c.band->mismatch[x - c.first] = row;
+    return false;
+}
+
+// The band's part of matches() after column x, for owner row y (the row of the segment that
+// differs, or kNoMismatch), right after the band swept (x, y): its segments cannot change before
+// cells (x + 1, y) and (x + 1, y + 1) (strip.hpp). The words compared are also copied out, as
+// snapshot() would, and a segment that matched is compared again as copied.
+uint32_t Strip::band_mismatch(Band& band, const StripSnapshot& s, uint64_t x, uint64_t y) {
+    if (y < band.first_owned || y >= band.y1) return kNoMismatch;
+    const uint64_t at = y - band.first_owned;
+    std::vector<uint64_t>& copy = band.check.words;
+    for (uint32_t k = band.owned[at]; k < band.owned[at + 1]; ++k) {
+        const Segment& seg = layout_[band.segments[k]];
+        copy.clear();
+        if (!for_each_segment_word(seg, x, [&](uint64_t w, uint64_t word) {
+                copy.push_back(word);
+                return word == s.words[w];
+            }))
             return static_cast<uint32_t>(seg.y);
-    }
-    // Sized once: only this band's words are written and compared.
-    if (band.check.words.size() != state_words_) band.check.words.assign(state_words_, 0);
-    for_each_state_word(band.segments, x, [&](uint64_t i, uint64_t word) {
-        band.check.words[i] = word;
-        return true;
-    });
-    for (const uint32_t i : band.segments) {
-        const Segment& seg = layout_[i];
-        for (uint64_t w = seg.offset; w < seg.offset + (seg.bits + 63) / 64; ++w)
-            if (band.check.words[w] != s.words[w]) mismatch_.store(true);
+        if (!std::equal(copy.begin(), copy.end(), s.words.begin() + seg.offset))
+            mismatch_.store(true);
     }
     return kNoMismatch;
 }

@@ -168,11 +168,16 @@ class Strip {
     struct alignas(64) Band {
         uint64_t y0 = 0, y1 = 0;
         std::vector<uint32_t> segments;  // indices into layout_, in layout order
-        std::vector<uint64_t> g;         // one column of this band's values
+        // Owner row y's segments are segments[owned[y - first_owned] .. owned[y - first_owned
+        // + 1]) (at most two: its row, then the diagonal through (x, y)).
+        uint64_t first_owned = 0;
+        std::vector<uint32_t> owned;
+        std::vector<uint64_t> g;            // a batch of columns of this band's values (StripBatch)
+        std::vector<BitWindow*> diagonals;  // StripBatch's scratch
         // per column of the block: the lowest row (Segment::y) of a segment that differs from
         // the compared state, kNoMismatch if none
         std::vector<uint32_t> mismatch;
-        StripSnapshot check;  // scratch for the full re-check of a match
+        StripSnapshot check;  // scratch for the re-check of a match (band_mismatch)
         // With ranks: the lowest band's message from the rank below, the highest band's to
         // the rank above (kStripMessageColumns columns, 2 packed sets each).
         std::vector<uint64_t> message;
@@ -186,7 +191,17 @@ class Strip {
     template <class Visit>
     bool for_each_segment_word(const Segment& seg, uint64_t x, Visit&& visit) const;
     static constexpr uint32_t kNoMismatch = ~uint32_t{0};
-    uint32_t band_mismatch(Band& band, const StripSnapshot& s, uint64_t x);
+    // The band's comparison with a state after column x, one owner row at a time as its cells
+    // are swept (StripBatch::same_row): row y's segments; false, with band.mismatch set, at the
+    // first that differs (band_mismatch).
+    struct RowCheck {
+        Strip* strip;
+        Band* band;
+        const StripSnapshot* s;
+        uint64_t first;  // the block's first column
+    };
+    static bool same_row(void* check, uint64_t x, uint64_t y);
+    uint32_t band_mismatch(Band& band, const StripSnapshot& s, uint64_t x, uint64_t y);
     uint32_t settled_mismatch(const StripSnapshot& s, uint64_t x) const;
     static uint64_t owner_row(const Segment& seg) { return seg.is_row ? seg.y : seg.y - 1; }
     bool is_settled(const Segment& seg) const { return owner_row(seg) < settled_.rows; }
@@ -207,7 +222,7 @@ class Strip {
     RankLink* link_ = nullptr;
     uint64_t boundary_words_ = 0;  // of one packed set
     uint64_t next_ = 0;
-    StripColumnFn sweep_;
+    StripSweepFn sweep_;
     const char* kernel_name_;
     std::unique_ptr<StripWindows> windows_;
     std::vector<Segment> layout_;

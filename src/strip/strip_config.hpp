@@ -8,6 +8,10 @@ namespace grundy::strip {
 // Strips (grundy periods), swept as tiles of bands of rows by chunks of columns (strip.hpp).
 // Fewest rows per band: below this, a tile's handing over costs more than its own work.
 inline constexpr uint64_t kMinStripBandRows = 8;
+// Most rows per band, about, whatever the threads: a tile's row and diagonal windows then stay
+// in a core's L2 (about 0.7 KB per row each at 2048 rows), where a band of 2048 rows crossed
+// 3 MB per column.
+inline constexpr uint64_t kStripCacheBandRows = 256;
 // Bands per thread: enough ready tiles that an idle thread finds one even while another thread
 // has lost its CPU (the project's machine is shared), few enough that tiles stay large.
 inline constexpr uint64_t kStripBandsPerThread = 4;
@@ -31,9 +35,11 @@ inline constexpr uint64_t kStripCostPerRow = 1;
 inline constexpr uint64_t strip_row_cost(uint64_t y) {
     return kStripCostBase + kStripCostPerRow * y;
 }
-// How many cells ahead a strip's column sweep prefetches the words of the row and diagonal
-// windows (strip_sweep_template.hpp).
-inline constexpr uint64_t kStripPrefetchCells = 4;
+// Columns per sweep call of a band (strip_sweep_template.hpp): its resets and reservations are
+// made once per batch and its values handed on after it, so the loop over cells does nothing
+// else; a batch's values are buffered (one word per row and column). At most kStripChunkColumns.
+inline constexpr uint64_t kStripBatchColumns = 12;
+static_assert(kStripBatchColumns <= kStripChunkColumns);
 
 // The certification (certification.hpp).
 // Columns per block of the threaded sweep: the threads meet at a block's end, where the

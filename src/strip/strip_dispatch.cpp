@@ -5,14 +5,14 @@
 
 namespace grundy::strip {
 
-StripColumnFn select_strip_sweep(MexKernel kernel) {
+StripSweepFn select_strip_sweep(MexKernel kernel) {
     const ScalarStripSweeps& scalar =
         engine::use_bmi2_builds() ? kBmi2StripSweeps : kAnyCpuStripSweeps;
     switch (engine::resolve_mex_kernel(kernel)) {
         case MexKernel::Avx512:
-            return sweep_strip_column_avx512;
+            return sweep_strip_avx512;
         case MexKernel::Avx2:
-            return sweep_strip_column_avx2;
+            return sweep_strip_avx2;
         case MexKernel::Summary:
             return scalar.summary;
         default:

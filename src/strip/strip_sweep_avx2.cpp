@@ -1,4 +1,4 @@
-// The strip's column sweep with the flat AVX2 mex kernel (engine/mex_kernel_avx2.hpp). Only this
+// The strip's sweep with the flat AVX2 mex kernel (engine/mex_kernel_avx2.hpp). Only this
 // file's functions are compiled for it (internal linkage); select_strip_sweep hands it out only
 // where the CPU has the instructions.
 #include <immintrin.h>
@@ -25,8 +25,8 @@ using namespace grundy::engine;
 
 }  // namespace
 
-void sweep_strip_column_avx2(StripWindows& s, uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g) {
-    sweep_strip_column_body(s, x, y0, y1, g);
+void sweep_strip_avx2(StripWindows& s, const StripBatch& b) {
+    sweep_strip_body(s, b);
 }
 #pragma GCC pop_options
 

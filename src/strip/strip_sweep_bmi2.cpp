@@ -1,4 +1,4 @@
-// The strip's column sweeps with the scalar mex kernels (strip_sweep_scalar.hpp), compiled for
+// The strip's sweeps with the scalar mex kernels (strip_sweep_scalar.hpp), compiled for
 // CPUs with BMI1 and BMI2; isolated like the table's engine/sweep_bmi2.cpp and handed out by
 // select_strip_sweep only where the CPU reports both.
 #include "engine/mex_kernel.hpp"

@@ -1,4 +1,4 @@
-// The strip's column sweeps with the scalar mex kernels (strip_sweep_scalar.hpp), for any CPU.
+// The strip's sweeps with the scalar mex kernels (strip_sweep_scalar.hpp), for any CPU.
 #include "engine/mex_kernel.hpp"
 #include "strip/strip_sweep.hpp"
 

@@ -1,7 +1,7 @@
 // Template, included twice; no include guard. Parameters: the enclosing namespace (one per build:
 // any_cpu, with_bmi2, inside grundy::strip) and the target pragma around it (none, or
 // "bmi,bmi2"), as for the table's engine/sweep_scalar_template.hpp. Defines kSweeps, that build's
-// ScalarStripSweeps (strip_sweep.hpp): the column sweep with the flat word-by-word scan and
+// ScalarStripSweeps (strip_sweep.hpp): the sweep with the flat word-by-word scan and
 // with the two-level scan over the windows' summaries. Internal linkage throughout.
 
 namespace flat {
@@ -28,5 +28,4 @@ namespace {
 }  // namespace
 }  // namespace summary
 
-inline constexpr ScalarStripSweeps kSweeps{&flat::sweep_strip_column_body,
-                                           &summary::sweep_strip_column_body};
+inline constexpr ScalarStripSweeps kSweeps{&flat::sweep_strip_body, &summary::sweep_strip_body};

@@ -1,42 +1,122 @@
 // Template, included once per instruction set; no include guard. Parameters: those of
 // sweep_cell_template.hpp (MEX_PROBE, MEX_FINISH), included just before it in the same
-// namespace. Defines sweep_strip_column_body, the StripColumnFn of that build
-// (strip_sweep.hpp).
+// namespace. Defines sweep_strip_body, the StripSweepFn of that build (strip_sweep.hpp).
 //
-// The sweep of one band of a column of a strip (StripWindows): the cells (x, y0..y1-1), bottom
-// up, each the mex of its row, column and diagonal sets (sweep_cell_template.hpp), exactly like
-// tile_sweep_template.hpp for a table.
+// The sweep of one band of rows over a batch of columns of a strip (StripWindows): every cell
+// the mex of its row, column and diagonal sets (sweep_cell_template.hpp), as
+// tile_sweep_template.hpp does for a table.
+//
+// A column swept alone is one chain: each cell's column set was just written by the cell below,
+// so a cell's scan cannot start before the last one's has ended. Columns are therefore swept a
+// few at a time, each one row behind the one before, in rounds along anti-diagonals (the table's
+// sweep_rows with rows and columns swapped): cell (x + k, y) needs (x + k, y - 1) (its column)
+// and (x + k - 1, y) and (x + k - 1, y - 1) (its row and diagonal), all of earlier rounds or
+// earlier in its own, and shares no set with the other cells of its round.
 
-static void sweep_strip_column_body(StripWindows& s, uint64_t x, uint64_t y0, uint64_t y1,
-                                    uint64_t* g) {
-    BitWindow& col = s.column(x);
-    if (y0 == 0) StripWindows::reset(col, s.column_floor(x));
-    uint64_t slot = s.diag_slot(x, y0);  // diagonal x - y lives in slot (x - y) mod diag_count
-    // The windows of a column's cells lie all over memory (one allocation each) and their words
-    // are mostly out of L1 when a cell needs them, so the cell kStripPrefetchCells ahead has the
-    // words its scan starts with fetched now: that overlaps what would be a wait in every cell.
-    uint64_t ahead = s.diag_slot(x, y0 + kStripPrefetchCells);
-    for (uint64_t y = y0; y < y1; ++y) {
-        if (y + kStripPrefetchCells < y1) {
-            const BitWindow& r = s.row_sets[y + kStripPrefetchCells];
-            const BitWindow& d = s.diag_sets[ahead];
-            const uintptr_t at = 8 * (r.low / 64);
-            __builtin_prefetch(reinterpret_cast<const void*>(r.word_origin + at));
-            __builtin_prefetch(reinterpret_cast<const void*>(r.word_origin + at + 64));
-            __builtin_prefetch(reinterpret_cast<const void*>(d.word_origin + at));
-            __builtin_prefetch(reinterpret_cast<const void*>(d.word_origin + at + 64));
-        }
-        ahead = ahead == 0 ? s.diag_count - 1 : ahead - 1;
-        BitWindow& row = s.row_sets[y];
-        BitWindow& dia = s.diag_sets[slot];
-        slot = slot == 0 ? s.diag_count - 1 : slot - 1;
-        // A diagonal starts at (0, y) or at (x, 0); its slot's previous diagonal has ended. (With
-        // settled rows it starts at the lowest swept row instead: Strip::start_boundary.)
-        if (x == 0 || y == 0) StripWindows::reset(dia, s.diagonal_floor(x, y));
-        const uint64_t last_word = (x + y) / 64 + kScanPadWords;
-        row.reserve_through(last_word);
-        col.reserve_through(last_word);
-        dia.reserve_through(last_word);
-        g[y - y0] = sweep_cell(row, col, dia);
+// Columns xs .. xs + K - 1 of the batch, column k kept k rows behind column 0: in round t,
+// column k takes row t - k. `diagonal[k]` is column xs + k's diagonal at row y0 (b.diagonals,
+// laid out so that row y0 + r's is diagonal[k][r]). `comparing[j]`: column x + j is still
+// compared (StripBatch::same_row).
+template <int K>
+static inline void sweep_columns(StripWindows& s, const StripBatch& b, uint64_t xs,
+                                 bool* comparing) {
+    const uint64_t R = b.y1 - b.y0;
+    BitWindow* const rows = s.row_sets.data() + b.y0;
+    BitWindow* column[K];
+    BitWindow** diagonal[K];
+    uint64_t* out[K];
+    bool* compare[K];
+    for (int k = 0; k < K; ++k) {
+        const uint64_t j = xs - b.x + static_cast<uint64_t>(k);
+        column[k] = &s.column(xs + static_cast<uint64_t>(k));
+        diagonal[k] = b.diagonals + (b.n - 1 - j);
+        out[k] = b.g + j * b.stride;
+        compare[k] = comparing + j;
     }
+    auto compared = [&](int k, uint64_t r) {
+        if (*compare[k])
+            *compare[k] = b.same_row(b.context, xs + static_cast<uint64_t>(k), b.y0 + r);
+    };
+    auto round = [&](uint64_t t) {
+        for (int k = 0; k < K; ++k) {
+            const uint64_t r = t - static_cast<uint64_t>(k);  // wraps for columns not started
+            if (r >= R) continue;
+            out[k][r] = sweep_cell(*column[k], rows[r], *diagonal[k][r]);
+            compared(k, r);
+        }
+    };
+    uint64_t t = 0;
+    for (; t + 1 < K && t < R + K - 1; ++t) round(t);
+    if (t < R) {
+        // Column k's cell of the next round needs only column k - 1's and its own cell of this
+        // round, so it is begun as soon as its own cell is ended, while the columns after it
+        // are still being ended: every cell's first loads are in flight a whole round before
+        // its branches (sweep_cell_template.hpp says why).
+        Cursor col[K];
+        Cell cells[K];
+#pragma GCC unroll 8
+        for (int k = 0; k < K; ++k) {
+            const uint64_t r = t - static_cast<uint64_t>(k);
+            col[k] = cursor_of(*column[k]);
+            begin_cell(cells[k], col[k], rows[r], *diagonal[k][r]);
+        }
+        for (; t + 1 < R; ++t) {
+#pragma GCC unroll 8
+            for (int k = 0; k < K; ++k) {
+                const uint64_t r = t - static_cast<uint64_t>(k);
+                out[k][r] = end_cell(cells[k], col[k], rows[r], *diagonal[k][r]);
+                compared(k, r);
+                begin_cell(cells[k], col[k], rows[r + 1], *diagonal[k][r + 1]);
+            }
+        }
+#pragma GCC unroll 8
+        for (int k = 0; k < K; ++k) {
+            const uint64_t r = t - static_cast<uint64_t>(k);
+            out[k][r] = end_cell(cells[k], col[k], rows[r], *diagonal[k][r]);
+            compared(k, r);
+            column[k]->low = col[k].low;
+        }
+        ++t;
+    }
+    for (; t < R + K - 1; ++t) round(t);
+}
+
+static void sweep_strip_body(StripWindows& s, const StripBatch& b) {
+    const uint64_t R = b.y1 - b.y0, last = b.x + b.n - 1;
+    // Everything that is not per cell, once per batch, so the loop over cells does nothing but
+    // scan and insert. New sets first: a column starts empty at y = 0, a diagonal at (x, 0) or
+    // (0, y) (with settled rows or ranks, Strip starts them at the lowest swept row instead).
+    if (b.y0 == 0)
+        for (uint64_t x = b.x; x <= last; ++x) {
+            StripWindows::reset(s.column(x), s.column_floor(x));
+            StripWindows::reset(s.diag(x, 0), s.diagonal_floor(x, 0));
+        }
+    if (b.x == 0)
+        for (uint64_t y = b.y0; y < b.y1; ++y)
+            StripWindows::reset(s.diag(0, y), s.diagonal_floor(0, y));
+    // Then room in every window for the largest value the batch can insert there (x + y at
+    // its highest cell of that set), kScanPadWords words beyond (next_free relies on it).
+    for (uint64_t r = 0; r < R; ++r)
+        s.row_sets[b.y0 + r].reserve_through((last + b.y0 + r) / 64 + kScanPadWords);
+    for (uint64_t x = b.x; x <= last; ++x)
+        s.column(x).reserve_through((x + b.y1 - 1) / 64 + kScanPadWords);
+    // b.diagonals[i]: diagonal last - y0 - i, so that cell (x', y0 + r) finds its own at
+    // b.diagonals[last - x' + r], with no modulo per cell.
+    uint64_t slot = s.diag_slot(last, b.y0);
+    for (uint64_t i = 0; i < b.n + R - 1; ++i) {
+        BitWindow& d = s.diag_sets[slot];
+        slot = slot == 0 ? s.diag_count - 1 : slot - 1;
+        b.diagonals[i] = &d;
+        const uint64_t top_y = std::min(b.y1 - 1, b.y0 + i);  // its highest cell in the batch
+        const uint64_t top_x = last + top_y - b.y0 - i;
+        d.reserve_through((top_x + top_y) / 64 + kScanPadWords);
+    }
+    // Three columns at a time, like the table's three rows (tile_sweep_template.hpp).
+    constexpr int kColumns = 3;
+    bool comparing[kStripBatchColumns];
+    for (uint64_t j = 0; j < b.n; ++j) comparing[j] = b.same_row != nullptr;
+    uint64_t x = b.x;
+    for (; x + kColumns <= last + 1; x += kColumns) sweep_columns<kColumns>(s, b, x, comparing);
+    if (last + 1 - x == 2) sweep_columns<2>(s, b, x, comparing);
+    if (last + 1 - x == 1) sweep_columns<1>(s, b, x, comparing);
 }
