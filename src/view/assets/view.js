@@ -73,6 +73,7 @@
     const x = parseFloat(p.get('x')), y = parseFloat(p.get('y')), z = parseInt(p.get('z'), 10);
     if (isFinite(x) && isFinite(y) && isFinite(z)) view = [x, y, z];
   }
+  let written = '';
   function writeHash() {
     const c = map.getCenter();
     const y = state.topLeft ? -c.lat : c.lat;
@@ -80,8 +81,19 @@
       x: c.lng.toFixed(2), y: y.toFixed(2), z: map.getZoom(), c: state.colouring, k: state.k,
       o: state.topLeft ? 'tl' : 'bl', pp: state.preperiods ? 1 : 0,
     });
-    history.replaceState(null, '', '#' + p.toString());
+    written = '#' + p.toString();
+    history.replaceState(null, '', written);
   }
+  // A link pasted into the address bar of an open page.
+  window.addEventListener('hashchange', () => {
+    if (location.hash === written) return;
+    view = null;
+    readHash();
+    syncControls();
+    if (view) map.setView(L.latLng(lat(view[1]), view[0]), view[2], { animate: false });
+    makeLayer();
+    updatePreperiods();
+  });
   map.on('moveend zoomend', writeHash);
 
   // Each row's preperiod as one line through (preperiod, row) from row to row.
@@ -125,10 +137,13 @@
     showCell(x, y);
   });
 
-  $('colouring').value = state.colouring;
-  $('k').value = state.k;
-  $('top-left').checked = state.topLeft;
-  $('preperiods').checked = state.preperiods;
+  function syncControls() {
+    $('colouring').value = state.colouring;
+    $('k').value = state.k;
+    $('top-left').checked = state.topLeft;
+    $('preperiods').checked = state.preperiods;
+  }
+  syncControls();
   $('colouring').addEventListener('change', () => { state.colouring = $('colouring').value; makeLayer(); writeHash(); });
   $('k').addEventListener('change', () => {
     const k = parseInt($('k').value, 10);
