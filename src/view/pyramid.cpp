@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <numeric>
 
 #include "grundy/error.hpp"
 #include "grundy/hdf5_reader.hpp"
@@ -210,8 +211,7 @@ Pyramid build_pyramid(const Hdf5TableReader& table) {
     const uint64_t rows = table.rows(), cols = table.cols();
     PyramidBuilder builder(rows, cols);
     // Bands of whole chunks and whole blocks, about 64 MiB each.
-    uint64_t band = std::max<uint64_t>(table.chunk_rows(), kBase);
-    while (band % kBase || band % table.chunk_rows()) band += std::min<uint64_t>(band, kBase);
+    uint64_t band = std::lcm(table.chunk_rows(), kBase);
     while (band * 2 * cols * 4 <= (uint64_t{64} << 20)) band *= 2;
     std::vector<uint32_t> values(std::min(band, rows) * cols);
     for (uint64_t y = 0; y < rows; y += band) {
