@@ -217,9 +217,16 @@ bool TableSource::render(const TileRequest& q, std::vector<uint8_t>& rgb) {
                      palette.block(level->at(bx0 + i, by0 + j), side));
         return true;
     }
-    // Below the pyramid's base: the blocks' statistics from the cells (BlockStats).
+    // Below the pyramid's base: the blocks' statistics from the cells (BlockStats). A
+    // rectangle of many chunks is read in one call, which decodes its chunks on all cores,
+    // and bypasses the cache, which it would only flush.
     std::vector<uint32_t> cells(w * h);
-    read_rect(x0, y0, w, h, cells.data());
+    if (w * h >= 4 * chunk_cols_ * chunk_rows_) {
+        const std::lock_guard<std::mutex> lock(hdf5_mutex_);
+        table_.read(x0, y0, w, h, cells.data());
+    } else {
+        read_rect(x0, y0, w, h, cells.data());
+    }
     for (uint64_t j = 0; j < bh; ++j) {
         const uint64_t ya = j * side, yb = std::min(h, ya + side);
         for (uint64_t i = 0; i < bw; ++i) {
