@@ -3,7 +3,8 @@
 `grundy view` (README, "Exploring a table in the browser") on an N x N table (default 32768):
 
 1. compute with the pyramid against --no-pyramid, whole runs alternated R times (A B A B ...),
-   each ratio from two runs seconds apart; prints every round and the median;
+   each ratio from two runs seconds apart; prints every round and the median, of the wall time
+   and of the CPU time (user + system: on a busy machine the steadier of the two);
 2. opening the table (process start to the first answer of /info), R times;
 3. tile latency at every zoom, from the whole table down to one cell: T tiles per zoom at random
    places, each asked once on a fresh server (a cold chunk cache), one request at a time;
@@ -30,9 +31,13 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def timed(cmd):
+    """The command's wall time and CPU time (user + system), in seconds."""
     start = time.monotonic()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    return time.monotonic() - start
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    assert proc.returncode == 0, cmd
+    return time.monotonic() - start, usage.ru_utime + usage.ru_stime
 
 
 NICE = []  # --nice N: the server's priority
@@ -74,6 +79,7 @@ def main():
     ap.add_argument("--size", type=int, default=32768)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--tiles", type=int, default=6)
+    ap.add_argument("--compute-only", action="store_true", help="only the compute rounds")
     ap.add_argument("--dir", default="/tmp")
     ap.add_argument("--nice", type=int, help="run the server at this niceness (root: below 0 "
                     "puts it ahead of a shared machine's other work, as on an idle one)")
@@ -87,16 +93,23 @@ def main():
             "--force", "--quiet"]
 
     print(f"compute {n}^2, whole runs, alternated:")
-    ratios = []
+    ratios, cpu_ratios = [], []
     for r in range(a.rounds):
-        without = timed(base + ["--no-pyramid"])
-        with_ = timed(base)
+        without, cpu_without = timed(base + ["--no-pyramid"])
+        with_, cpu_with = timed(base)
         ratios.append(with_ / without)
-        print(f"  round {r + 1}: without {without:.2f} s, with {with_:.2f} s, "
-              f"ratio {with_ / without:.3f}", flush=True)
+        cpu_ratios.append(cpu_with / cpu_without)
+        print(f"  round {r + 1}: without {without:.2f} s (CPU {cpu_without:.2f} s), with "
+              f"{with_:.2f} s (CPU {cpu_with:.2f} s), ratio {ratios[-1]:.3f} (CPU "
+              f"{cpu_ratios[-1]:.3f})", flush=True)
     print(f"  median ratio {statistics.median(ratios):.3f} "
-          f"(range {min(ratios):.3f}-{max(ratios):.3f})")
+          f"(range {min(ratios):.3f}-{max(ratios):.3f}); CPU time "
+          f"{statistics.median(cpu_ratios):.3f} ({min(cpu_ratios):.3f}-{max(cpu_ratios):.3f})")
 
+    if a.compute_only:
+        for p in (table, Path(str(table) + ".pyramid")):
+            p.unlink(missing_ok=True)
+        return
     opens = []
     for _ in range(a.rounds):
         proc, port, seconds = start_view(exe, table)
