@@ -1,4 +1,5 @@
 // grundy view: a browser explorer of one stored table (src/view does the work).
+#include <filesystem>
 #include <iostream>
 
 #include "app/command.hpp"
@@ -41,7 +42,7 @@ int run(const po::variables_map& v) {
     view::ServerOptions server;
     server.bind = v["bind"].as<std::string>();
     server.port = port;
-    server.title = path;
+    server.title = std::filesystem::path(path).filename().string();
     view::serve(source, leaflet, server, stop, [&](int bound) {
         const std::string host = server.bind == "0.0.0.0" ? "localhost" : server.bind;
         std::cout << "http://" << (host.find(':') != std::string::npos ? "[" + host + "]" : host)

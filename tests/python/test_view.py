@@ -368,7 +368,15 @@ def test_screenshot(grundy_exe, tmp_path):
     browser = chromium(1200, 800)
     try:
         with Server(grundy_exe, path) as s:
+            from selenium.webdriver.common.action_chains import ActionChains
+            from selenium.webdriver.common.by import By
+
             open_view(browser, f"{s.url}#x=700&y=330&z=-1&c=scaled&k=5&o=bl&pp=1")
+            the_map = browser.find_element(By.ID, "map")
+            sx, sy = screen_point(browser, 600, 300, 0.5, 0.5)
+            ActionChains(browser).move_to_element_with_offset(
+                the_map, sx - the_map.size["width"] // 2, sy - the_map.size["height"] // 2).perform()
+            time.sleep(1)
             browser.save_screenshot(os.environ["GRUNDY_VIEW_SCREENSHOT"])
             s.stop()
     finally:
