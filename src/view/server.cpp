@@ -243,7 +243,7 @@ void serve(TableSource& source, const LeafletFiles& leaflet, const ServerOptions
                          : (server.bind_to_port(options.bind, options.port) ? options.port : -1);
     if (port < 0)
         throw Error("cannot listen on " + options.bind + ":" + std::to_string(options.port) +
-                    " (in use? another --port, or 0 for any free one)");
+                    " (an address of this machine? a port in use? --port 0 picks a free one)");
     listening(port);
     std::atomic<bool> ended{false};
     std::thread watcher([&] {
