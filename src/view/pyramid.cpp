@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <filesystem>
 #include <numeric>
@@ -74,30 +75,45 @@ PyramidLevel reduce(const PyramidLevel& below, uint64_t rows, uint64_t cols) {
     return up;
 }
 
-template <typename T>
-void write_level_dataset(hid_t group, const char* name, hid_t mem, hid_t file_type,
-                         const std::vector<T>& v, uint64_t h, uint64_t w, const std::string& path) {
-    const hsize_t dims[2] = {h, w};
+// One field of a level's BlockStats as a dataset, read from or written to the blocks in place
+// (every field is 4 bytes: a strided selection of the blocks taken as 4-byte words), so that
+// no copy of a level is ever made.
+static_assert(sizeof(BlockStats) == 16 && sizeof(float) == 4 && offsetof(BlockStats, scaled) == 4 &&
+                  offsetof(BlockStats, diff) == 8 && offsetof(BlockStats, p_share) == 12,
+              "four 4-byte fields, in the order of their datasets' numbers");
+constexpr hsize_t kFields = sizeof(BlockStats) / 4;
+
+io::H5Handle field_space(size_t blocks, hsize_t field) {
+    const hsize_t dims[1] = {blocks * kFields};
+    H5Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose);
+    const hsize_t start[1] = {field}, stride[1] = {kFields}, count[1] = {blocks};
+    H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, stride, count, nullptr);
+    return space;
+}
+
+void write_field(hid_t group, const char* name, hsize_t field, hid_t mem, hid_t file_type,
+                 const PyramidLevel& l, const std::string& path) {
+    const hsize_t dims[2] = {l.height, l.width};
     H5Handle space(H5Screate_simple(2, dims, nullptr), H5Sclose);
     H5Handle ds(
         H5Dcreate2(group, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
         H5Dclose);
-    if (!ds.valid() || H5Dwrite(ds.get(), mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
+    const H5Handle mspace = field_space(l.blocks.size(), field);
+    if (!ds.valid() ||
+        H5Dwrite(ds.get(), mem, mspace.get(), H5S_ALL, H5P_DEFAULT, l.blocks.data()) < 0)
         throw Error("cannot write " + path);
 }
 
-template <typename T>
-bool read_level_dataset(hid_t group, const char* name, hid_t mem, std::vector<T>& v, uint64_t h,
-                        uint64_t w) {
+bool read_field(hid_t group, const char* name, hsize_t field, hid_t mem, PyramidLevel& l) {
     H5Handle ds(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
     if (!ds.valid()) return false;
     H5Handle space(H5Dget_space(ds.get()), H5Sclose);
     hsize_t dims[2] = {0, 0};
     if (H5Sget_simple_extent_ndims(space.get()) != 2) return false;
     H5Sget_simple_extent_dims(space.get(), dims, nullptr);
-    if (dims[0] != h || dims[1] != w) return false;
-    v.resize(h * w);
-    return H5Dread(ds.get(), mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) >= 0;
+    if (dims[0] != l.height || dims[1] != l.width) return false;
+    const H5Handle mspace = field_space(l.blocks.size(), field);
+    return H5Dread(ds.get(), mem, mspace.get(), H5S_ALL, H5P_DEFAULT, l.blocks.data()) >= 0;
 }
 
 }  // namespace
@@ -239,23 +255,10 @@ void save_pyramid(const Pyramid& p, const std::string& path) {
                     H5Gcreate2(file.get(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                     H5Gclose);
                 if (!g.valid()) throw Error("cannot write " + tmp);
-                std::vector<uint32_t> sample(l.blocks.size());
-                std::vector<float> scaled(l.blocks.size()), diff(l.blocks.size()),
-                    share(l.blocks.size());
-                for (size_t i = 0; i < l.blocks.size(); ++i) {
-                    sample[i] = l.blocks[i].sample;
-                    scaled[i] = l.blocks[i].scaled;
-                    diff[i] = l.blocks[i].diff;
-                    share[i] = l.blocks[i].p_share;
-                }
-                write_level_dataset(g.get(), "sample", H5T_NATIVE_UINT32, H5T_STD_U32LE, sample,
-                                    l.height, l.width, tmp);
-                write_level_dataset(g.get(), "scaled", H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, scaled,
-                                    l.height, l.width, tmp);
-                write_level_dataset(g.get(), "diff", H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, diff,
-                                    l.height, l.width, tmp);
-                write_level_dataset(g.get(), "p_share", H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, share,
-                                    l.height, l.width, tmp);
+                write_field(g.get(), "sample", 0, H5T_NATIVE_UINT32, H5T_STD_U32LE, l, tmp);
+                write_field(g.get(), "scaled", 1, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, l, tmp);
+                write_field(g.get(), "diff", 2, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, l, tmp);
+                write_field(g.get(), "p_share", 3, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, l, tmp);
             }
         } catch (...) {
             file.reset();
@@ -302,20 +305,12 @@ std::optional<Pyramid> load_pyramid(const Hdf5TableReader& table) {
         level.level = l;
         level.width = blocks(p.cols, l);
         level.height = blocks(p.rows, l);
-        std::vector<uint32_t> sample;
-        std::vector<float> scaled, diff, share;
-        if (!read_level_dataset(g.get(), "sample", H5T_NATIVE_UINT32, sample, level.height,
-                                level.width) ||
-            !read_level_dataset(g.get(), "scaled", H5T_NATIVE_FLOAT, scaled, level.height,
-                                level.width) ||
-            !read_level_dataset(g.get(), "diff", H5T_NATIVE_FLOAT, diff, level.height,
-                                level.width) ||
-            !read_level_dataset(g.get(), "p_share", H5T_NATIVE_FLOAT, share, level.height,
-                                level.width))
+        level.blocks.resize(level.width * level.height);
+        if (!read_field(g.get(), "sample", 0, H5T_NATIVE_UINT32, level) ||
+            !read_field(g.get(), "scaled", 1, H5T_NATIVE_FLOAT, level) ||
+            !read_field(g.get(), "diff", 2, H5T_NATIVE_FLOAT, level) ||
+            !read_field(g.get(), "p_share", 3, H5T_NATIVE_FLOAT, level))
             return std::nullopt;
-        level.blocks.resize(sample.size());
-        for (size_t i = 0; i < sample.size(); ++i)
-            level.blocks[i] = {sample[i], scaled[i], diff[i], share[i]};
         p.levels.push_back(std::move(level));
     }
     // A pyramid of another table of this shape (from a stopped or another run) would show
