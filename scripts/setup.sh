@@ -9,6 +9,7 @@ GRUNDY_PACKAGES=(
   python3 python3-h5py python3-numpy python3-matplotlib python3-pytest python3-dev pybind11-dev
   python3-xarray python3-h5netcdf netcdf-bin
   openmpi-bin libopenmpi-dev
+  libcpp-httplib-dev libjs-leaflet libpng-dev chromium chromium-driver python3-selenium
 )
 
 # Installs the Debian packages that are missing (and only those), without questions.

@@ -14,6 +14,7 @@
 #include "grundy/engine.hpp"
 #include "grundy/error.hpp"
 #include "grundy/hdf5_writer.hpp"
+#include "view/pyramid.hpp"
 
 namespace grundy::app {
 namespace {
@@ -34,6 +35,9 @@ void describe(po::options_description& o, std::vector<std::string>&) {
         ("kernel", po::value<std::string>()->default_value("auto"),
          "mex kernel: auto | summary | avx512 | avx2 | portable")
         ("force", po::bool_switch(), "overwrite an existing output file")
+        ("no-pyramid", po::bool_switch(),
+         "do not write F.h5.pyramid, the zoomed-out views of grundy view (grundy view builds "
+         "it when it opens the table)")
         ("resume", po::bool_switch(),
          "continue the output file of a run stopped by SIGTERM/SIGINT (same --rows, --cols; "
          "--tile and --compression default to the file's; --force is ignored, so job files "
@@ -120,7 +124,13 @@ int run(const po::variables_map& v) {
     }
     const bool quiet = v["quiet"].as<bool>();
     NullSink discard;
-    TileSink& sink = writer ? static_cast<TileSink&>(*writer) : discard;
+    TileSink& table_sink = writer ? static_cast<TileSink&>(*writer) : discard;
+    // The zoomed-out views of `grundy view`, built from the tiles as they go by, beside the
+    // table (never inside it). Not on a resume: the tiles taken over do not come by again.
+    const bool pyramid = writer && !resume && !v["no-pyramid"].as<bool>() &&
+                         view::top_level(rows, cols) >= view::kPyramidBase;
+    view::PyramidSink pyramid_sink(table_sink);
+    TileSink& sink = pyramid ? static_cast<TileSink&>(pyramid_sink) : table_sink;
 
     // Not a resumed file: it holds the earlier runs' work, which a second signal must not
     // throw away; it is only left as it is.
@@ -151,7 +161,16 @@ int run(const po::variables_map& v) {
                       << "run the same command again with --resume to continue" << std::endl;
         return kExitResumable;
     }
-    if (writer) writer->finish(stats);
+    // Before the table says it is complete, so that a complete table has its pyramid; a stale
+    // one of an earlier file is replaced (or removed, when none is written).
+    if (writer) {
+        const std::string side = view::pyramid_path(output);
+        if (pyramid)
+            view::save_pyramid(pyramid_sink.finish(), side);
+        else
+            std::remove(side.c_str());
+        writer->finish(stats);
+    }
     if (!quiet) {
         char line[512];
         const double rate = stats.seconds > 0 ? stats.cells / stats.seconds : 0.0;

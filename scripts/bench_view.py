@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""scripts/bench_view.py [--size N] [--rounds R] [--tiles T] [--dir D] [--nice K]: the targets of
+`grundy view` (README, "Exploring a table in the browser") on an N x N table (default 32768):
+
+1. compute with the pyramid against --no-pyramid, whole runs alternated R times (A B A B ...),
+   each ratio from two runs seconds apart; prints every round and the median, of the wall time
+   and of the CPU time (user + system: on a busy machine the steadier of the two);
+2. opening the table (process start to the first answer of /info), R times;
+3. tile latency at every zoom, from the whole table down to one cell: T tiles per zoom at random
+   places, each asked once on a fresh server (a cold chunk cache), one request at a time;
+   prints the median and the largest per zoom, of the wall time and of the server's CPU time
+   (user + system, all its threads: on a busy machine the wall time is mostly waiting).
+
+Uses build/grundy (or $GRUNDY_EXE). The table and its pyramid are written to D (default /tmp)
+and removed at the end.
+"""
+
+import argparse
+import http.client
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def timed(cmd):
+    """The command's wall time and CPU time (user + system), in seconds."""
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    assert proc.returncode == 0, cmd
+    return time.monotonic() - start, usage.ru_utime + usage.ru_stime
+
+
+NICE = []  # --nice N: the server's priority
+
+
+def start_view(exe, path):
+    start = time.monotonic()
+    proc = subprocess.Popen([*NICE, exe, "view", str(path), "--port", "0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    url = proc.stdout.readline().strip()
+    port = int(url.rsplit(":", 1)[1].strip("/"))
+    status, _ = get(port, "/info")
+    assert status == 200
+    return proc, port, time.monotonic() - start
+
+
+def get(port, path):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    c.request("GET", path)
+    r = c.getresponse()
+    body = r.read()
+    c.close()
+    return r.status, body
+
+
+def cpu_seconds(pid):
+    """The process's user + system CPU time so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def stop(proc):
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=10)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--size", type=int, default=32768)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--tiles", type=int, default=6)
+    ap.add_argument("--compute-only", action="store_true", help="only the compute rounds")
+    ap.add_argument("--dir", default="/tmp")
+    ap.add_argument("--nice", type=int, help="run the server at this niceness (root: below 0 "
+                    "puts it ahead of a shared machine's other work, as on an idle one)")
+    a = ap.parse_args()
+    if a.nice is not None:
+        NICE[:] = ["nice", "-n", str(a.nice)]
+    exe = os.environ.get("GRUNDY_EXE") or str(REPO / "build" / "grundy")
+    n = a.size
+    table = Path(a.dir) / f"bench-view-{n}.h5"
+    base = [exe, "compute", "--rows", str(n), "--cols", str(n), "--output", str(table),
+            "--force", "--quiet"]
+
+    print(f"compute {n}^2, whole runs, alternated:")
+    ratios, cpu_ratios = [], []
+    for r in range(a.rounds):
+        without, cpu_without = timed(base + ["--no-pyramid"])
+        with_, cpu_with = timed(base)
+        ratios.append(with_ / without)
+        cpu_ratios.append(cpu_with / cpu_without)
+        print(f"  round {r + 1}: without {without:.2f} s (CPU {cpu_without:.2f} s), with "
+              f"{with_:.2f} s (CPU {cpu_with:.2f} s), ratio {ratios[-1]:.3f} (CPU "
+              f"{cpu_ratios[-1]:.3f})", flush=True)
+    print(f"  median ratio {statistics.median(ratios):.3f} "
+          f"(range {min(ratios):.3f}-{max(ratios):.3f}); CPU time "
+          f"{statistics.median(cpu_ratios):.3f} ({min(cpu_ratios):.3f}-{max(cpu_ratios):.3f})")
+
+    if a.compute_only:
+        for p in (table, Path(str(table) + ".pyramid")):
+            p.unlink(missing_ok=True)
+        return
+    opens = []
+    for _ in range(a.rounds):
+        proc, port, seconds = start_view(exe, table)
+        opens.append(seconds)
+        stop(proc)
+    print(f"open: median {statistics.median(opens):.3f} s, largest {max(opens):.3f} s")
+
+    proc, port, _ = start_view(exe, table)
+    _, body = get(port, "/info")
+
+
+    info = json.loads(body)
+    print(f"pyramid: {Path(str(table) + '.pyramid').stat().st_size / 2**20:.1f} MiB, "
+          f"table: {table.stat().st_size / 2**20:.1f} MiB")
+    stop(proc)
+    rng = random.Random(1)
+    print("tile latency (cold cache, fresh server per zoom), ms:")
+    worst = worst_cpu = 0.0
+    for zoom in range(info["minZoom"], info["maxZoom"] + 1):
+        span = 256 >> zoom if zoom >= 0 else 256 << -zoom
+        count = -(-n // span)
+        proc, port, _ = start_view(exe, table)
+        times, cpus = [], []
+        for i in range(a.tiles):
+            tx, ty = rng.randrange(count), rng.randrange(count)
+            colouring = ["mod", "scaled", "diff", "ppos"][i % 4]
+            cpu = cpu_seconds(proc.pid)
+            start = time.monotonic()
+            status, _ = get(port, f"/tile/{colouring}/{zoom}/{tx}/{ty}.png?up=1")
+            times.append((time.monotonic() - start) * 1000)
+            cpus.append((cpu_seconds(proc.pid) - cpu) * 1000)
+            assert status == 200
+        stop(proc)
+        worst = max(worst, max(times))
+        worst_cpu = max(worst_cpu, max(cpus))
+        what = f"{1 << -zoom} cells/pixel" if zoom < 0 else f"{1 << zoom} pixels/cell"
+        print(f"  zoom {zoom:3d} ({what:>14}): wall median {statistics.median(times):6.1f}, "
+              f"largest {max(times):6.1f}; server CPU median {statistics.median(cpus):6.1f}, "
+              f"largest {max(cpus):6.1f}", flush=True)
+    print(f"largest tile latency {worst:.1f} ms (server CPU time {worst_cpu:.1f} ms)")
+    for p in (table, Path(str(table) + ".pyramid")):
+        p.unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

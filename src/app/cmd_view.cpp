@@ -1,0 +1,79 @@
+// grundy view: a browser explorer of one stored table (src/view does the work).
+#include <filesystem>
+#include <iostream>
+
+#include "app/command.hpp"
+#include "app/options.hpp"
+#include "app/signals.hpp"
+#include "grundy/error.hpp"
+#include "view/server.hpp"
+#include "view/table_source.hpp"
+
+namespace grundy::app {
+namespace {
+
+void describe(po::options_description& o, std::vector<std::string>& positional) {
+    o.add_options()("file", po::value<std::string>()->required(),
+                    "the table (HDF5, from grundy compute)")(
+        "port", po::value<std::string>()->default_value("8080"),
+        "the port to serve on (0: any free port)")(
+        "bind", po::value<std::string>()->default_value("127.0.0.1"),
+        "the address to serve on (127.0.0.1: this machine only)")(
+        "cache-mib", po::value<std::string>()->default_value("256"),
+        "the decoded chunks kept in memory, at most this many MiB")(
+        "allow-incomplete", po::bool_switch(), "show a file whose 'complete' is not 1");
+    positional = {"file"};
+}
+
+void say(const std::string& line) {
+    std::cerr << "grundy view: " << line << std::endl;
+}
+
+int run(const po::variables_map& v) {
+    const std::string path = v["file"].as<std::string>();
+    const int port = static_cast<int>(count_option(v, "port", 0, 65535));
+    view::SourceOptions options;
+    options.allow_incomplete = v["allow-incomplete"].as<bool>();
+    options.cache_bytes = count_option(v, "cache-mib", 1, uint64_t{1} << 20) << 20;
+    const std::atomic<bool>& stop = install_stop_handlers();
+    const view::LeafletFiles leaflet = view::load_leaflet();
+    view::TableSource source(path, options, say);
+    if (stop.load()) return 0;
+    view::ServerOptions server;
+    server.bind = v["bind"].as<std::string>();
+    server.port = port;
+    server.title = std::filesystem::path(path).filename().string();
+    view::serve(source, leaflet, server, stop, [&](int bound) {
+        const std::string host = server.bind == "0.0.0.0" ? "localhost" : server.bind;
+        std::cout << "http://" << (host.find(':') != std::string::npos ? "[" + host + "]" : host)
+                  << ":" << bound << "/" << std::endl;
+        std::cerr << "grundy view: " << source.rows() << " x " << source.cols()
+                  << " table; zoomed-out views from "
+                  << (source.pyramid_origin().empty() ? "the cells" : source.pyramid_origin())
+                  << "; Ctrl-C to stop" << std::endl;
+    });
+    return 0;
+}
+
+const CommandRegistrar registrar(
+    {"view", "explore a stored table in a web browser (a local web server)",
+     "F.h5 [--port N] [--bind ADDR] [--cache-mib M] [--allow-incomplete]",
+     "Serves a web page that shows the table of F.h5 as a map, from the whole table down to\n"
+     "single cells with their values written in them, coloured by g mod k, by g - x + 2y over\n"
+     "3y, by x + y - g, or with the P-positions marked; hovering shows x, y and g (and the row's\n"
+     "period where the file holds /analysis/row_periods). Prints the page's URL and serves\n"
+     "until Ctrl-C or SIGTERM (exit status 0). Read-only; the page and Leaflet (Debian's\n"
+     "libjs-leaflet) come from the program itself, never from the network. By default only\n"
+     "this machine can connect (127.0.0.1): from elsewhere use an SSH tunnel (README).\n\n"
+     "Memory: the decoded chunks cached, at most --cache-mib MiB (256 by default), plus the\n"
+     "zoomed-out views, 16 bytes per block of 16 x 16 cells and a third more for the coarser\n"
+     "levels (about 1/48 of the table as uint32: 85 MiB for 32768 x 32768). Those are read from "
+     "F.h5.pyramid, written\n"
+     "by grundy compute; a table without one gets it built on first open (one read of the\n"
+     "table) and saved beside it when the folder is writable.\n"
+     "Exit status: 0 stopped by a signal, 2 a missing file, not a table, an incomplete one\n"
+     "without --allow-incomplete, or a port in use.",
+     45, describe, run});
+
+}  // namespace
+}  // namespace grundy::app

@@ -1,0 +1,100 @@
+// The multiscale pyramid of `grundy view`: for every level L >= kPyramidBase, the BlockStats of
+// each block of 2^L x 2^L cells, so that a zoomed-out tile reads 256 x 256 blocks instead of
+// decoding millions of cells. Levels below kPyramidBase are computed from the cells as tiles
+// are asked for (view/table_source.hpp).
+//
+// Built either as `grundy compute` hands its tiles to the file (PyramidSink, a TileSink that
+// passes every tile on), or by `grundy view` from a stored table that has none. Either way it
+// is stored in a file of its own beside the table, TABLE.pyramid (written whole or not at all),
+// so the table's file is never touched. Layout: README, "Exploring a table in the browser".
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "grundy/tile_sink.hpp"
+#include "view/colouring.hpp"
+
+namespace grundy {
+class Hdf5TableReader;
+}
+
+namespace grundy::view {
+
+inline constexpr int kPyramidBase = 4;  // the finest stored level: blocks of 16 x 16 cells
+inline constexpr int kTileSize = 256;   // pixels per side of a served tile
+
+// The level at which the whole table fits in one tile (0 when it already does at one cell
+// per pixel).
+int top_level(uint64_t rows, uint64_t cols);
+
+struct PyramidLevel {
+    int level = 0;
+    uint64_t width = 0, height = 0;  // blocks across and up
+    std::vector<BlockStats> blocks;  // row-major, block (bx, by) at by * width + bx
+    const BlockStats& at(uint64_t bx, uint64_t by) const { return blocks[by * width + bx]; }
+};
+
+class Pyramid {
+  public:
+    uint64_t rows = 0, cols = 0;
+    std::vector<PyramidLevel> levels;  // kPyramidBase, kPyramidBase + 1, ..., at least one
+
+    const PyramidLevel* level(int l) const;
+    uint64_t bytes() const;
+};
+
+// The base level's sums, filled rectangle by rectangle (any order, any threads), then turned
+// into a Pyramid.
+class PyramidBuilder {
+  public:
+    PyramidBuilder(uint64_t rows, uint64_t cols);
+    // Adds the cells of a rectangle, row-major with `stride` values per row. Rectangles whose
+    // edges lie on block edges (or the table's) may be added concurrently without a lock.
+    void add(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, const uint32_t* values,
+             uint64_t stride);
+    // The means, the P-positions' shares (from Wythoff's formula: the values say the same for
+    // a right table), and the levels above.
+    Pyramid finish() const;
+
+  private:
+    void add_rows(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, const uint32_t* values,
+                  uint64_t stride);
+    uint64_t rows_, cols_, width_, height_;
+    std::vector<uint64_t> sum_g_;
+    std::vector<double> sum_scaled_;
+    std::vector<uint32_t> sample_;
+    std::mutex unaligned_;
+};
+
+// The file beside a table that holds its pyramid.
+std::string pyramid_path(const std::string& table_path);
+
+// Reads TABLE.pyramid if it is there and belongs to `table` (its shape, and sampled cells equal
+// to the table's); nullopt otherwise.
+std::optional<Pyramid> load_pyramid(const Hdf5TableReader& table);
+// Builds the pyramid of a stored table, reading it once in bands of rows.
+Pyramid build_pyramid(const Hdf5TableReader& table);
+// Writes the pyramid to `path` whole or not at all (PATH.tmp, fsync, rename). Throws
+// grundy::Error when it cannot.
+void save_pyramid(const Pyramid& pyramid, const std::string& path);
+
+// A TileSink that builds the pyramid of the tiles it passes on to `next` (grundy compute).
+class PyramidSink final : public TileSink {
+  public:
+    explicit PyramidSink(TileSink& next) : next_(next) {}
+    void begin(const TableShape& shape) override;
+    void consume(const TileView& tile) override;
+    bool stop_requested() const override { return next_.stop_requested(); }
+    Pyramid finish() const { return builder_->finish(); }
+
+  private:
+    TileSink& next_;
+    std::unique_ptr<PyramidBuilder> builder_;
+};
+
+}  // namespace grundy::view

@@ -1,0 +1,99 @@
+// TableSource: one stored table as `grundy view` serves it: its cells through a cache of
+// decoded chunks of bounded size, its pyramid for the zoomed-out levels, its row periods (where
+// the file holds /analysis/row_periods), and the tiles drawn from them. Any thread may call it.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "grundy/hdf5_reader.hpp"
+#include "view/colouring.hpp"
+#include "view/pyramid.hpp"
+
+namespace grundy::view {
+
+// The deepest zoom: 2^6 = 64 pixels per cell, room for six digits.
+inline constexpr int kMaxZoom = 6;
+
+struct TileRequest {
+    Colouring colouring = Colouring::Mod;
+    uint32_t k = 5;
+    int zoom = 0;     // 2^zoom pixels per cell; below 0, 2^-zoom cells per pixel
+    int64_t tx = 0;   // the tile's column, counted from x = 0
+    int64_t ty = 0;   // the tile's row, counted from y = 0
+    bool up = false;  // y grows upwards in the picture (row y = 0 at its bottom)
+};
+
+struct RowInfo {
+    uint64_t row = 0;
+    uint64_t preperiod = 0, period = 0;  // period 0: undetermined
+};
+
+struct SourceOptions {
+    bool allow_incomplete = false;
+    uint64_t cache_bytes = uint64_t{256} << 20;
+    // Where a table has no pyramid file: build it, and save it beside the table when the
+    // folder is writable (never for an incomplete table).
+    bool save_pyramid = true;
+};
+
+class TableSource {
+  public:
+    // Throws grundy::Error (one line) for a missing file, not a table, or an incomplete one
+    // without allow_incomplete. `say` receives progress lines (building the pyramid).
+    TableSource(const std::string& path, const SourceOptions& options,
+                void (*say)(const std::string&) = nullptr);
+    ~TableSource();
+
+    uint64_t rows() const { return table_.rows(); }
+    uint64_t cols() const { return table_.cols(); }
+    int min_zoom() const { return -top_level(rows(), cols()); }
+    const std::string& pyramid_origin() const { return pyramid_origin_; }
+    uint64_t pyramid_bytes() const { return pyramid_.bytes(); }
+    double diff_max() const;
+    const std::vector<RowInfo>& row_periods() const { return periods_; }
+    bool has_periods() const { return has_periods_; }
+
+    // The tile's PNG, or nullopt when the zoom or the tile lies outside the table.
+    std::optional<std::string> tile_png(const TileRequest& request);
+    // The tile's pixels (256 x 256 x 3, RGB), for the tests; false outside the table.
+    bool render(const TileRequest& request, std::vector<uint8_t>& rgb);
+    uint32_t value(uint64_t x, uint64_t y);
+    // Cells read from the file into the cache so far, and the cache's bytes now.
+    uint64_t chunks_decoded() const;
+    uint64_t cache_bytes() const;
+
+  private:
+    using Chunk = std::shared_ptr<const std::vector<uint32_t>>;
+    Chunk chunk(uint64_t cx, uint64_t cy);
+    void read_rect(uint64_t x0, uint64_t y0, uint64_t w, uint64_t h, uint32_t* out);
+    void read_periods();
+
+    Hdf5TableReader table_;
+    SourceOptions options_;
+    Pyramid pyramid_;
+    std::string pyramid_origin_;
+    std::vector<RowInfo> periods_;
+    bool has_periods_ = false;
+    uint64_t chunk_cols_, chunk_rows_;
+
+    // The cache: least recently used chunks dropped beyond options_.cache_bytes.
+    mutable std::mutex cache_mutex_;
+    std::list<uint64_t> lru_;
+    struct Entry {
+        Chunk values;
+        std::list<uint64_t>::iterator place;
+    };
+    std::unordered_map<uint64_t, Entry> cache_;
+    uint64_t cached_bytes_ = 0;
+    uint64_t decoded_ = 0;
+    std::mutex hdf5_mutex_;  // HDF5 calls: one at a time
+};
+
+}  // namespace grundy::view

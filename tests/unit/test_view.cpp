@@ -1,0 +1,177 @@
+// grundy view's library part (src/view): the pyramid against block statistics computed here
+// from the direct-mex reference, tiles at every kind of zoom against the reference's cells, the
+// bounds of the chunk cache and of the tiles. (The HTTP side and the browser: tests/python.)
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "grundy/engine.hpp"
+#include "grundy/hdf5_reader.hpp"
+#include "support/analysis_fixtures.hpp"
+#include "support/scratch_dir.hpp"
+#include "view/pyramid.hpp"
+#include "view/table_source.hpp"
+
+namespace grundy::testing {
+namespace {
+
+constexpr uint64_t kRows = 40, kCols = 4200;  // levels 4 and 5 (4200 > 256 x 16)
+
+// g by the definition, row by row: the least value in none of the row's, the column's and the
+// diagonal's sets (as plain flags), searched from the row's least missing value. Quicker than
+// direct_mex_table over every option at this width, and as independent of the engine.
+std::vector<uint32_t> flag_table(uint64_t rows, uint64_t cols) {
+    const uint64_t values = rows + cols + 1;
+    std::vector<std::vector<char>> row(rows, std::vector<char>(values)),
+        col(cols, std::vector<char>(values)), diag(rows + cols, std::vector<char>(values));
+    std::vector<uint32_t> g(rows * cols);
+    for (uint64_t y = 0; y < rows; ++y) {
+        uint64_t low = 0;
+        for (uint64_t x = 0; x < cols; ++x) {
+            while (row[y][low]) ++low;
+            uint64_t v = low;
+            std::vector<char>& c = col[x];
+            std::vector<char>& d = diag[x + rows - y];
+            while (row[y][v] || c[v] || d[v]) ++v;
+            row[y][v] = c[v] = d[v] = 1;
+            g[y * cols + x] = static_cast<uint32_t>(v);
+        }
+    }
+    return g;
+}
+
+struct Reference {
+    std::vector<uint32_t> g = flag_table(kRows, kCols);
+    uint32_t at(uint64_t x, uint64_t y) const { return g[y * kCols + x]; }
+    // The block statistics by their definitions, cell by cell.
+    view::BlockStats block(uint64_t x0, uint64_t y0, uint64_t side) const {
+        view::BlockStats s;
+        s.sample = at(x0, y0);
+        double scaled = 0, diff = 0, p = 0, n = 0;
+        for (uint64_t y = y0; y < std::min(kRows, y0 + side); ++y)
+            for (uint64_t x = x0; x < std::min(kCols, x0 + side); ++x) {
+                const double g = at(x, y);
+                scaled += y ? (g - double(x) + 2.0 * double(y)) / (3.0 * double(y)) : 0.0;
+                diff += double(x) + double(y) - g;
+                p += g == 0;
+                n += 1;
+            }
+        s.scaled = float(scaled / n);
+        s.diff = float(diff / n);
+        s.p_share = float(p / n);
+        return s;
+    }
+};
+
+const Reference& reference() {
+    static const Reference r;
+    return r;
+}
+
+void expect_near(const view::BlockStats& got, const view::BlockStats& want, const char* where) {
+    EXPECT_EQ(got.sample, want.sample) << where;
+    EXPECT_NEAR(got.scaled, want.scaled, 1e-5) << where;
+    EXPECT_NEAR(got.diff, want.diff, 1e-3 * std::max(1.0f, want.diff)) << where;
+    EXPECT_NEAR(got.p_share, want.p_share, 1e-7) << where;
+}
+
+TEST(ViewPyramid, SinkBuildsTheBlockStatisticsOfTheDefinition) {
+    for (const uint32_t tile : {64u, 24u}) {  // 24: tiles that share blocks
+        NullSink discard;
+        view::PyramidSink sink(discard);
+        EngineOptions o;
+        o.rows = kRows;
+        o.cols = kCols;
+        o.threads = 2;
+        o.tile = tile;
+        compute_table(o, sink);
+        const view::Pyramid p = sink.finish();
+        ASSERT_EQ(p.levels.size(), 2u);
+        for (const view::PyramidLevel& level : p.levels) {
+            const uint64_t side = uint64_t{1} << level.level;
+            ASSERT_EQ(level.width, (kCols + side - 1) / side);
+            ASSERT_EQ(level.height, (kRows + side - 1) / side);
+            for (uint64_t by = 0; by < level.height; ++by)
+                for (uint64_t bx = 0; bx < level.width; bx += 7)
+                    expect_near(level.at(bx, by), reference().block(bx * side, by * side, side),
+                                "pyramid");
+        }
+    }
+}
+
+TEST(ViewPyramid, SavedLoadedAndCheckedAgainstTheTable) {
+    ScratchDir dir;
+    const std::string path = dir / "t.h5";
+    write_table(path, kRows, kCols);
+    const Hdf5TableReader table(path);
+    EXPECT_FALSE(view::load_pyramid(table).has_value());
+    const view::Pyramid built = view::build_pyramid(table);
+    view::save_pyramid(built, view::pyramid_path(path));
+    const std::optional<view::Pyramid> loaded = view::load_pyramid(table);
+    ASSERT_TRUE(loaded.has_value());
+    ASSERT_EQ(loaded->levels.size(), built.levels.size());
+    for (size_t l = 0; l < built.levels.size(); ++l)
+        for (size_t i = 0; i < built.levels[l].blocks.size(); ++i)
+            ASSERT_EQ(loaded->levels[l].blocks[i].sample, built.levels[l].blocks[i].sample);
+    // Another table's pyramid of the same shape is refused (its samples differ).
+    view::Pyramid other = built;
+    other.levels.front().blocks.front().sample += 1;
+    view::save_pyramid(other, view::pyramid_path(path));
+    EXPECT_FALSE(view::load_pyramid(table).has_value());
+}
+
+TEST(ViewTiles, EveryKindOfZoomShowsTheCellsOrTheirBlocks) {
+    ScratchDir dir;
+    const std::string path = dir / "t.h5";
+    write_table(path, kRows, kCols, 64);
+    view::SourceOptions options;
+    options.cache_bytes = 64 << 10;  // four of the 64 x 64 chunks
+    view::TableSource source(path, options);
+    const double diff_max = 3.0 * (kRows - 1);
+    std::vector<uint8_t> rgb;
+    auto pixel = [&](int px, int py) {
+        const uint8_t* p = &rgb[(size_t(py) * view::kTileSize + px) * 3];
+        return std::array<int, 3>{p[0], p[1], p[2]};
+    };
+    auto colour = [](view::Rgb c) { return std::array<int, 3>{c.r, c.g, c.b}; };
+    for (const view::Colouring c : {view::Colouring::Mod, view::Colouring::Scaled,
+                                    view::Colouring::Diff, view::Colouring::PPos}) {
+        const view::Palette palette{c, 7, diff_max};
+        // Zoom 3 (8 pixels per cell), tile 1: columns 32..63, rows upwards and downwards.
+        for (const bool up : {false, true}) {
+            ASSERT_TRUE(source.render({c, 7, 3, 1, 0, up}, rgb));
+            for (uint64_t y = 0; y < kRows && y < 32; y += 3)
+                for (uint64_t x = 32; x < 64; x += 5) {
+                    const int py = int(up ? 31 - y : y) * 8;
+                    EXPECT_EQ(pixel(int(x - 32) * 8, py),
+                              colour(palette.cell(x, y, reference().at(x, y))))
+                        << x << " " << y;
+                }
+        }
+        // Zoomed out from the cells (4 per pixel side) and from the pyramid (32).
+        for (const int zoom : {-2, -5}) {
+            const uint64_t side = uint64_t{1} << -zoom;
+            ASSERT_TRUE(source.render({c, 7, zoom, 0, 0, false}, rgb));
+            for (uint64_t by = 0; by * side < kRows; ++by)
+                for (uint64_t bx = 0; bx * side < kCols && bx < 256; bx += 11) {
+                    const view::Rgb want =
+                        palette.block(reference().block(bx * side, by * side, side), side);
+                    const auto got = pixel(int(bx), int(by));
+                    for (int k = 0; k < 3; ++k)
+                        EXPECT_NEAR(got[k], colour(want)[k], 1) << zoom << " " << bx << " " << by;
+                }
+        }
+    }
+    EXPECT_LE(source.cache_bytes(), options.cache_bytes);
+    // Outside the table: refused, never drawn.
+    EXPECT_FALSE(source.render({view::Colouring::Mod, 5, view::kMaxZoom + 1, 0, 0, false}, rgb));
+    EXPECT_FALSE(source.render({view::Colouring::Mod, 5, source.min_zoom() - 1, 0, 0, false}, rgb));
+    EXPECT_FALSE(source.render({view::Colouring::Mod, 5, 0, 17, 0, false}, rgb));
+    EXPECT_FALSE(source.render({view::Colouring::Mod, 5, 0, 0, 1, false}, rgb));
+    EXPECT_FALSE(source.render({view::Colouring::Mod, 5, 0, -1, 0, false}, rgb));
+    EXPECT_EQ(source.value(4199, 39), reference().at(4199, 39));
+}
+
+}  // namespace
+}  // namespace grundy::testing
