@@ -55,4 +55,11 @@ class SmallPageBlock {
     size_t bytes_ = 0;
 };
 
+// Makes every page of [data, data + bytes) present and writable now, the parts on `threads`
+// threads at once (MADV_POPULATE_WRITE, else a write of one byte per page: the contents are
+// then undefined, so only for a buffer about to be overwritten whole). A buffer filled in
+// scattered pieces, such as a table from its tiles, otherwise takes one page fault per 4 KiB
+// page in the middle of the work that writes it.
+void prefault(void* data, size_t bytes, int threads);
+
 }  // namespace grundy::engine

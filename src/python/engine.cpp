@@ -68,7 +68,16 @@ template <class T>
 py::array compute_into(const EngineOptions& o, py::object progress, EngineStats& stats) {
     // Uninitialised: every cell is written by exactly one tile.
     py::array_t<T> table = new_array<T>(o.rows, o.cols);
-    ArraySink<T> sink(table.mutable_data(), o.cols);
+    T* const values = table.mutable_data();
+    const uint64_t bytes = o.rows * o.cols * sizeof(T);
+    if (bytes >= kBigArrayBytes) {
+        // The fresh pages made present first, in one pass on the engine's threads: tile by
+        // tile, every 4 KiB page would fault in the middle of a task, while its tile's writes
+        // wait (engine/big_memory.hpp).
+        py::gil_scoped_release release;
+        engine::prefault(values, bytes, o.threads > 0 ? o.threads : omp_get_max_threads());
+    }
+    ArraySink<T> sink(values, o.cols);
     std::optional<py::error_already_set> interrupted;
     stats = run_engine(o, sink, std::move(progress), interrupted);
     if (interrupted) throw std::move(*interrupted);
