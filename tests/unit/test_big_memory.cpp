@@ -1,10 +1,11 @@
 // engine::prefault (engine/big_memory.hpp): every page of a fresh mapping present after it, and
 // none before, as the kernel reports them (mincore), on one thread and on several; a buffer
-// that starts inside a page and ends inside another is covered too.
+// that starts inside a page and ends inside another is covered too; a cancelled one stops.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -45,6 +46,17 @@ TEST(BigMemory, PrefaultCoversAnUnalignedBufferAndNothingAround) {
     EXPECT_EQ(resident_pages(base + 100 * page, 400 * page), 400u);
     EXPECT_EQ(resident_pages(base, 100 * page), 0u);
     EXPECT_EQ(resident_pages(base + 500 * page, 100 * page), 0u);
+}
+
+TEST(BigMemory, PrefaultStopsOnceCancelled) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    SmallPageBlock block(size_t{128} << 20);  // two pieces of 64 MiB
+    const std::atomic<bool> cancel{true};
+    prefault(block.data(), block.bytes(), 2, &cancel);
+    EXPECT_EQ(resident_pages(block.data(), block.bytes()), 0u);
+    const std::atomic<bool> go{false};
+    prefault(block.data(), block.bytes(), 2, &go);
+    EXPECT_EQ(resident_pages(block.data(), block.bytes()), block.bytes() / page);
 }
 
 }  // namespace
