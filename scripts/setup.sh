@@ -3,7 +3,7 @@
 
 GRUNDY_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 GRUNDY_PACKAGES=(
-  cmake g++ make pkg-config
+  cmake g++ make pkg-config ccache
   libhdf5-dev hdf5-tools libboost-program-options-dev libgtest-dev zlib1g-dev libdeflate-dev
   libblosc-dev hdf5-filter-plugin-blosc-serial
   python3 python3-h5py python3-numpy python3-matplotlib python3-pytest python3-dev pybind11-dev
@@ -30,9 +30,33 @@ grundy_install_packages() {
   "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 || return 2
 }
 
-# grundy_build DIR [cmake args...]: configure (once) and build.
+# grundy_build_targets DIR SRC "TARGETS" [cmake args...]: configure the tree SRC into DIR (once;
+# again only when the arguments change something) and build only TARGETS (space-separated; ""
+# builds everything). Compiles go through ccache when it is installed: a second build tree, a
+# fresh clone or another revision then costs only what changed.
+grundy_build_targets() {
+  local dir=$1 src=$2 targets=$3
+  shift 3
+  local launcher=()
+  if command -v ccache >/dev/null; then
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  fi
+  cmake -S "$src" -B "$dir" "${launcher[@]}" "$@" >/dev/null || return 2
+  local target_args=() t
+  for t in $targets; do target_args+=(--target "$t"); done
+  # Paths under the tree hashed as relative ones: another clone or revision of a file hits.
+  CCACHE_BASEDIR=${CCACHE_BASEDIR:-$src} cmake --build "$dir" -j "$(nproc)" "${target_args[@]}" || return 2
+}
+
+# grundy_build DIR [cmake args...]: configure (once) and build everything.
 grundy_build() {
   local dir=$1; shift
-  cmake -S "$GRUNDY_ROOT" -B "$dir" "$@" >/dev/null || return 2
-  cmake --build "$dir" -j "$(nproc)" || return 2
+  grundy_build_targets "$dir" "$GRUNDY_ROOT" "" "$@"
+}
+
+# The one Release build, build/, that scripts/run, scripts/test and scripts/bench share: the same
+# options in all three, so that none of them makes the others rebuild. grundy_release TARGETS.
+GRUNDY_RELEASE_OPTIONS=(-DCMAKE_BUILD_TYPE=Release -DGRUNDY_WERROR=ON)
+grundy_release() {
+  grundy_build_targets "$GRUNDY_ROOT/build" "$GRUNDY_ROOT" "$1" "${GRUNDY_RELEASE_OPTIONS[@]}"
 }

@@ -1,8 +1,10 @@
 #include "engine/big_memory.hpp"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 
 namespace grundy::engine {
 
@@ -24,6 +26,32 @@ SmallPageBlock::SmallPageBlock(size_t bytes) : bytes_(std::max<size_t>(bytes, 1)
 
 SmallPageBlock::~SmallPageBlock() {
     if (data_) munmap(data_, bytes_);
+}
+
+void prefault(void* data, size_t bytes, int threads, const std::atomic<bool>* cancel) {
+    if (bytes == 0) return;
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    constexpr size_t kPiece = size_t{64} << 20;
+    // madvise needs a page-aligned start: the first part begins at the page holding `data`.
+    const uintptr_t first = reinterpret_cast<uintptr_t>(data);
+    const uintptr_t end = first + bytes;
+    for (uintptr_t begin = first / page * page; begin < end; begin += kPiece) {
+        if (cancel && cancel->load(std::memory_order_relaxed)) return;
+        const uintptr_t piece_end = std::min<uintptr_t>(begin + kPiece, end);
+        const size_t pages = (piece_end - begin + page - 1) / page;
+        const int parts =
+            static_cast<int>(std::clamp<size_t>(pages / 256, 1, std::max(threads, 1)));
+#pragma omp parallel for num_threads(parts) schedule(static)
+        for (int k = 0; k < parts; ++k) {
+            const uintptr_t from = begin + pages * k / parts * page;
+            const uintptr_t to = std::min<uintptr_t>(begin + pages * (k + 1) / parts * page, end);
+            if (madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE) == 0)
+                continue;
+            // An older kernel: one write per page, at addresses inside the buffer.
+            for (uintptr_t a = std::max(from, first); a < to; a = (a / page + 1) * page)
+                *reinterpret_cast<volatile char*>(a) = 0;
+        }
+    }
 }
 
 }  // namespace grundy::engine

@@ -8,6 +8,7 @@
 // come first from the smaller free blocks that the guest kept.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -54,5 +55,13 @@ class SmallPageBlock {
     void* data_ = nullptr;
     size_t bytes_ = 0;
 };
+
+// Makes every page of [data, data + bytes) present and writable now, 64 MiB at a time, each
+// piece cut in parts for `threads` threads (MADV_POPULATE_WRITE, else a write of one byte per
+// page: the contents are then undefined, so only for a buffer about to be overwritten whole).
+// A buffer filled in scattered pieces, such as a table from its tiles, otherwise takes one page
+// fault per 4 KiB page in the middle of the work that writes it. Stops between pieces once
+// `*cancel` is set (a gigabyte takes seconds where the host supplies the pages).
+void prefault(void* data, size_t bytes, int threads, const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace grundy::engine

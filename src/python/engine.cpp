@@ -40,17 +40,22 @@ py::dict stats_dict(const EngineStats& s) {
     return d;
 }
 
-// Runs the engine into `sink` with the GIL released, progress shown and Ctrl-C watched.
+// Runs the engine into `sink` with the GIL released, progress shown and Ctrl-C watched;
+// `prepare`, when given, first, on the same terms (it stops early once `cancel` is set).
 EngineStats run_engine(EngineOptions o, TileSink& sink, py::object progress,
-                       std::optional<py::error_already_set>& interrupted) {
+                       std::optional<py::error_already_set>& interrupted,
+                       const std::function<void(const std::atomic<bool>&)>& prepare = {}) {
     std::atomic<bool> cancel{false};
     std::atomic<uint64_t> cells{0};
     o.cancel = &cancel;
     o.cells_done = &cells;
     Progress bar(std::move(progress), o.rows * o.cols, "cells", "grundy");
-    const EngineStats stats =
-        run_released<EngineStats>([&] { return compute_table(o, sink); }, cancel,
-                                  [&] { bar.update(cells.load()); }, interrupted);
+    const EngineStats stats = run_released<EngineStats>(
+        [&] {
+            if (prepare) prepare(cancel);
+            return compute_table(o, sink);
+        },
+        cancel, [&] { bar.update(cells.load()); }, interrupted);
     if (!interrupted) {
         try {
             bar.update(cells.load());
@@ -68,9 +73,19 @@ template <class T>
 py::array compute_into(const EngineOptions& o, py::object progress, EngineStats& stats) {
     // Uninitialised: every cell is written by exactly one tile.
     py::array_t<T> table = new_array<T>(o.rows, o.cols);
-    ArraySink<T> sink(table.mutable_data(), o.cols);
+    T* const values = table.mutable_data();
+    const uint64_t bytes = o.rows * o.cols * sizeof(T);
+    ArraySink<T> sink(values, o.cols);
     std::optional<py::error_already_set> interrupted;
-    stats = run_engine(o, sink, std::move(progress), interrupted);
+    // A big array's fresh pages made present first, in one pass on the engine's threads: tile
+    // by tile, every 4 KiB page would fault in the middle of a task, while its tile's writes
+    // wait (engine/big_memory.hpp).
+    const auto prefault = [&](const std::atomic<bool>& cancel) {
+        if (bytes >= kBigArrayBytes)
+            engine::prefault(values, bytes, o.threads > 0 ? o.threads : omp_get_max_threads(),
+                             &cancel);
+    };
+    stats = run_engine(o, sink, std::move(progress), interrupted, prefault);
     if (interrupted) throw std::move(*interrupted);
     return table;
 }

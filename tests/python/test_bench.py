@@ -21,3 +21,20 @@ def test_bench_reports_whole_run_ratio():
     with_output, without, ratio = (float(c) for c in cells[-3:])
     assert with_output > 0 and without > 0
     assert abs(ratio - with_output / without) < 0.01 + 0.01 * ratio
+
+
+def test_bench_against_refuses_an_unknown_revision():
+    # Checked before anything is installed, checked out or built.
+    r = subprocess.run([str(REPO / "scripts" / "bench"), "--against", "no-such-revision-here"],
+                       cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.strip().splitlines() == [
+        "scripts/bench: 'no-such-revision-here' is not a git revision here"], r.stderr
+    assert r.stdout == ""
+
+
+def test_bench_against_refuses_unknown_options():
+    r = subprocess.run([str(REPO / "scripts" / "bench"), "--against", "HEAD", "--bogus"],
+                       cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert "unknown option --bogus" in r.stderr
