@@ -12,29 +12,9 @@
 // threads. Everything here has internal linkage, so a build for one instruction set is never
 // handed to a caller of the other.
 
-namespace flat {
-namespace {
-#define MEX_PROBE probe_first_word
-#define MEX_FINISH mex_finish_portable
-#include "engine/sweep_cell_template.hpp"  // first: the tile sweep below uses it
-
-#include "engine/tile_sweep_template.hpp"
-#undef MEX_PROBE
-#undef MEX_FINISH
-}  // namespace
-}  // namespace flat
-
-namespace summary {
-namespace {
-#define MEX_PROBE mex_probe_summary
-#define MEX_FINISH mex_finish_summary
-#include "engine/sweep_cell_template.hpp"  // first: the tile sweep below uses it
-
-#include "engine/tile_sweep_template.hpp"
-#undef MEX_PROBE
-#undef MEX_FINISH
-}  // namespace
-}  // namespace summary
+#define SWEEP_TEMPLATE "engine/tile_sweep_template.hpp"
+#include "engine/scalar_kernels_template.hpp"
+#undef SWEEP_TEMPLATE
 
 // This build's sweeps, for the dispatch (sweep.hpp).
 inline constexpr ScalarSweeps kSweeps{&flat::sweep_tile_body, &summary::sweep_tile_body};

@@ -4,28 +4,8 @@
 // ScalarStripSweeps (strip_sweep.hpp): the sweep with the flat word-by-word scan and
 // with the two-level scan over the windows' summaries. Internal linkage throughout.
 
-namespace flat {
-namespace {
-#define MEX_PROBE probe_first_word
-#define MEX_FINISH mex_finish_portable
-#include "engine/sweep_cell_template.hpp"  // first: the strip sweep below uses it
-
-#include "strip/strip_sweep_template.hpp"
-#undef MEX_PROBE
-#undef MEX_FINISH
-}  // namespace
-}  // namespace flat
-
-namespace summary {
-namespace {
-#define MEX_PROBE mex_probe_summary
-#define MEX_FINISH mex_finish_summary
-#include "engine/sweep_cell_template.hpp"  // first: the strip sweep below uses it
-
-#include "strip/strip_sweep_template.hpp"
-#undef MEX_PROBE
-#undef MEX_FINISH
-}  // namespace
-}  // namespace summary
+#define SWEEP_TEMPLATE "strip/strip_sweep_template.hpp"
+#include "engine/scalar_kernels_template.hpp"
+#undef SWEEP_TEMPLATE
 
 inline constexpr ScalarStripSweeps kSweeps{&flat::sweep_strip_body, &summary::sweep_strip_body};
