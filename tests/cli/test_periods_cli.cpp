@@ -187,6 +187,24 @@ TEST(PeriodsCli, CheckpointsResumeAcrossThreadCounts) {
     }
 }
 
+// A checkpoint written by an older build (c0b5794, before the strip's own sweep, the split of
+// the certification and the new test delay: tests/data/periods-30rows-c0b5794.ckpt, rows 30,
+// --ring-memory 40000, stopped by SIGTERM in phase 1) loads, and the resumed run gives the CSV
+// of a run without a stop: a long run resumes across builds.
+TEST(PeriodsCli, CheckpointOfAnOlderBuildResumes) {
+    ScratchDir tmp;
+    const std::string ck = tmp / "ck";
+    fs::copy_file(std::string(GRUNDY_SOURCE_DIR) + "/tests/data/periods-30rows-c0b5794.ckpt", ck);
+    ASSERT_EQ(run_grundy({"periods", "--rows", "30", "--csv", tmp / "ref.csv", "-q"}, tmp / "log"),
+              0);
+    ASSERT_EQ(run_grundy({"periods", "--rows", "30", "--checkpoint", ck, "--resume", "--csv",
+                          tmp / "out.csv", "--ring-memory", "40000", "-q"},
+                         tmp / "log"),
+              0)
+        << slurp(tmp / "log");
+    EXPECT_EQ(slurp(tmp / "out.csv"), slurp(tmp / "ref.csv"));
+}
+
 TEST(PeriodsCli, CorruptOrMismatchedCheckpointExit2) {
     ScratchDir tmp;
     const std::string ck = tmp / "ck";
