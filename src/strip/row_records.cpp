@@ -6,6 +6,7 @@
 #include <string>
 
 #include "grundy/error.hpp"
+#include "strip/strip_config.hpp"
 
 namespace grundy::strip {
 namespace {
@@ -35,37 +36,56 @@ uint64_t speculative_ring(uint64_t rows, uint64_t budget_bytes) {
     return L;
 }
 
+namespace {
+
+// Values g - x + 2y of rows y0.. of column x into u; true if any lies outside 0..3y (Landman's
+// bounds). Written so that the baseline build vectorises it: the row's offsets are running
+// sums rather than products (no 64-bit multiply in SSE2), and the bound test is a subtraction
+// whose top bit says "outside" (3y - v < 0 for v above 3y, v itself for v below 0), where a
+// 64-bit comparison would not vectorise.
+bool convert_rows(const uint64_t* g, uint64_t x, uint64_t y0, uint64_t m, uint16_t* u) {
+    uint64_t offset = 2 * y0 - x, limit = 3 * y0, outside = 0;
+    for (uint64_t i = 0; i < m; ++i) {
+        const uint64_t v = g[i] + offset;
+        outside |= (limit - v) | v;
+        u[i] = static_cast<uint16_t>(v);
+        offset += 2;
+        limit += 3;
+    }
+    return outside >> 63;
+}
+
+// The first row of y0.. whose value in g lies outside Landman's bounds (convert_rows found one).
+uint64_t first_outside(const uint64_t* g, uint64_t x, uint64_t y0, uint64_t m) {
+    for (uint64_t i = 0; i < m; ++i) {
+        const uint64_t y = y0 + i;
+        if (g[i] + 2 * y - x > 3 * y) return y;
+    }
+    return y0;
+}
+
+}  // namespace
+
 void record_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g,
                  RecordErrors& errors) {
     const uint64_t L = p.ring_len, n = y1 - y0, at = y0 - p.first_row;
     uint16_t* slot = p.ring.data() + p.ring_index(x, y0);
-    // The slot of a later column is L columns old, out of every cache: fetch it while this
-    // column's values are converted and compared.
-    const uint16_t* later = p.ring.data() + p.ring_index(x + 4, y0);
-    for (uint64_t i = 0; i < n * 2; i += 64)
-        __builtin_prefetch(reinterpret_cast<const char*>(later) + i, 1);
-    // Branch-free loops the compiler vectorises: the values g - x + 2y, which Landman's bounds
-    // put in 0..3y (as unsigned, anything else exceeds 3y), then whether any differs from the
-    // value L columns before, and only then which.
+    // The slot of a later column is L columns old, out of every cache. A band records a batch of
+    // columns at a time, after sweeping them (Strip::run_tile), so the slot of the column a
+    // batch ahead is fetched: it is read a whole batch's sweep from now, long enough for memory
+    // to answer (4 columns ahead, fetched microseconds before their use, left the loads below
+    // waiting: a third of record_rows' time).
+    const auto later =
+        reinterpret_cast<uintptr_t>(p.ring.data() + p.ring_index(x + kStripBatchColumns, y0));
+    for (uintptr_t line = later & ~uintptr_t{63}; line < later + n * 2; line += 64)
+        __builtin_prefetch(reinterpret_cast<const char*>(line), 1);
+    // Loops the compiler vectorises: the values, then whether any differs from the value L
+    // columns before, and only then which.
     uint16_t u[kRecordChunk];
     for (uint64_t c0 = 0; c0 < n; c0 += kRecordChunk) {
         const uint64_t m = std::min(kRecordChunk, n - c0);
-        uint64_t bad = 0;
-        for (uint64_t i = 0; i < m; ++i) {
-            const uint64_t y = y0 + c0 + i;
-            const uint64_t v = g[c0 + i] + 2 * y - x;
-            bad |= v > 3 * y;
-            u[i] = static_cast<uint16_t>(v);
-        }
-        if (bad) {
-            uint64_t bad_y = y0 + c0;
-            for (uint64_t i = 0; i < m; ++i) {
-                const uint64_t y = y0 + c0 + i;
-                if (g[c0 + i] + 2 * y - x > 3 * y) {
-                    bad_y = y;
-                    break;
-                }
-            }
+        if (convert_rows(g + c0, x, y0 + c0, m, u)) {
+            const uint64_t bad_y = first_outside(g + c0, x, y0 + c0, m);
             std::lock_guard<std::mutex> lock(errors.mutex);
             if (!errors.out_of_bounds || x < errors.x) {
                 errors.out_of_bounds = true;
@@ -77,9 +97,14 @@ void record_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uin
         if (x >= L) {
             uint16_t diff = 0;
             for (uint64_t i = 0; i < m; ++i) diff |= out[i] ^ u[i];
-            if (diff)
-                for (uint64_t i = 0; i < m; ++i)
-                    if (out[i] != u[i]) p.last_mismatch[at + c0 + i] = x - L;
+            if (diff) {
+                // Masks rather than a branch per row, so that this loop is vectorised too.
+                uint64_t* last = p.last_mismatch.data() + at + c0;
+                for (uint64_t i = 0; i < m; ++i) {
+                    const uint64_t same = uint64_t{0} - static_cast<uint64_t>(out[i] == u[i]);
+                    last[i] = (last[i] & same) | ((x - L) & ~same);
+                }
+            }
         }
         std::memcpy(out, u, m * sizeof(uint16_t));
     }
