@@ -69,6 +69,11 @@ void Strip::own_rows(uint64_t lo, uint64_t hi) {
 // which reports them and starts the columns and diagonals from the settled boundary.
 void Strip::cut_bands(uint64_t count) {
     const uint64_t S = std::max(lo_, std::min(settled_.rows, hi_ - 1));
+    // Fewer, wider bands once rows have settled and few are left to sweep: every band's batch
+    // and tile cost the same work whatever its rows, which a band of a dozen rows pays for
+    // a dozen cells a column; a few bands per thread still keep every thread busy.
+    const uint64_t wide = (hi_ - S) / kStripWideBandRows;
+    count = std::min(count, std::max(wide, max_threads_ * kStripMinBandsPerThread));
     uint64_t total = 0;
     for (uint64_t y = S; y < hi_; ++y) total += strip_row_cost(y);
     std::vector<uint64_t> starts = {S};
