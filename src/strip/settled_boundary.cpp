@@ -2,6 +2,8 @@
 // why), built from the certification's ring and copied into the windows of the rows above.
 #include "strip/settled_boundary.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <numeric>
 
@@ -20,8 +22,8 @@ constexpr uint64_t kRowsPerGather = 32;
 
 }  // namespace
 
-SettledBoundary::SettledBoundary(uint64_t strip_rows)
-    : Y_(strip_rows), words_(boundary_words(strip_rows)) {}
+SettledBoundary::SettledBoundary(uint64_t strip_rows, int threads)
+    : Y_(strip_rows), threads_(std::max(threads, 1)), words_(boundary_words(strip_rows)) {}
 
 void SettledBoundary::grow_period(uint64_t period) {
     if (period_ == 0) {
@@ -58,9 +60,12 @@ void SettledBoundary::extend(uint64_t new_rows, uint64_t period, const uint16_t*
         const uint64_t y1 = std::min(new_rows, y0 + kRowsPerGather);
         // Row by row from the ring's columns (each column's rows are contiguous there).
         values.assign((y1 - y0) * period, 0);
-        for (uint64_t j = 0; j < period; ++j) {
-            const uint16_t* column = ring + ((first + j) % length) * stride;
-            for (uint64_t y = y0; y < y1; ++y) values[(y - y0) * period + j] = column[y];
+        const auto T = static_cast<int64_t>(period);
+#pragma omp parallel for num_threads(threads_) schedule(static)
+        for (int64_t j = 0; j < T; ++j) {
+            const auto u = static_cast<uint64_t>(j);
+            const uint16_t* column = ring + ((first + u) % length) * stride;
+            for (uint64_t y = y0; y < y1; ++y) values[(y - y0) * period + u] = column[y];
         }
         add_rows(y0, y1, values, period, first);
     }
@@ -68,22 +73,29 @@ void SettledBoundary::extend(uint64_t new_rows, uint64_t period, const uint16_t*
 }
 
 // Sets the bits of rows y0..y1-1 (values[(y - y0) * period + j]: d of column first + j) in every
-// phase of both tables.
+// phase of both tables. One row's phases are cut between the threads: for one row, phase i
+// writes only column phase i and diagonal phase (i - y) mod T, all different.
 void SettledBoundary::add_rows(uint64_t y0, uint64_t y1, const std::vector<uint16_t>& values,
                                uint64_t period, uint64_t first) {
     const uint64_t T = period_, W = words_;
     const uint64_t j0 = (period - first % period) % period;  // phase 0's column, from first
     for (uint64_t y = y0; y < y1; ++y) {
         const uint16_t* d = values.data() + (y - y0) * period;
-        uint64_t j = j0;
-        uint64_t diag = (T - y % T) % T;  // cell (x, y) lies on diagonal x - y
-        for (uint64_t i = 0; i < T; ++i) {
-            const uint64_t c = d[j] + 2 * Y_ - 2 * y;  // g - x + 2Y
-            const uint64_t r = d[j] + Y_ - y;          // g - (x - y) + Y
-            column_[i * W + c / 64] |= uint64_t{1} << (c % 64);
-            diagonal_[diag * W + r / 64] |= uint64_t{1} << (r % 64);
-            if (++j == period) j = 0;
-            if (++diag == T) diag = 0;
+        const uint64_t diag0 = (T - y % T) % T;  // cell (x, y) lies on diagonal x - y
+#pragma omp parallel num_threads(threads_)
+        {
+            const auto parts = static_cast<uint64_t>(omp_get_num_threads());
+            const auto part = static_cast<uint64_t>(omp_get_thread_num());
+            const uint64_t i0 = T * part / parts, i1 = T * (part + 1) / parts;
+            uint64_t j = (j0 + i0) % period, diag = (diag0 + i0) % T;
+            for (uint64_t i = i0; i < i1; ++i) {
+                const uint64_t c = d[j] + 2 * Y_ - 2 * y;  // g - x + 2Y
+                const uint64_t r = d[j] + Y_ - y;          // g - (x - y) + Y
+                column_[i * W + c / 64] |= uint64_t{1} << (c % 64);
+                diagonal_[diag * W + r / 64] |= uint64_t{1} << (r % 64);
+                if (++j == period) j = 0;
+                if (++diag == T) diag = 0;
+            }
         }
     }
 }

@@ -21,7 +21,9 @@ namespace grundy::strip {
 
 class SettledBoundary {
   public:
-    explicit SettledBoundary(uint64_t strip_rows);
+    // `threads`: those that build the tables in extend (the other threads of the strip would
+    // only wait for it).
+    SettledBoundary(uint64_t strip_rows, int threads);
 
     uint64_t rows() const { return rows_; }      // S: rows 0..S-1 are in the tables
     uint64_t period() const { return period_; }  // T: the tables' length in columns
@@ -45,6 +47,7 @@ class SettledBoundary {
                   uint64_t first);
 
     uint64_t Y_;
+    int threads_;
     uint64_t words_;  // per phase
     uint64_t rows_ = 0;
     uint64_t period_ = 0;

@@ -252,7 +252,7 @@ void Strip::settle(const SettledRows& settled) {
         throw Error("internal: settled rows without a usable ring");
     // Nothing reads the boundary once every row is settled.
     if (settled.rows > settled_.rows && settled.rows < rows_) {
-        if (!boundary_) boundary_ = std::make_unique<SettledBoundary>(rows_);
+        if (!boundary_) boundary_ = std::make_unique<SettledBoundary>(rows_, static_cast<int>(max_threads_));
         boundary_->extend(settled.rows, settled.period, settled.values, settled.length,
                           settled.stride, next_);
     }
