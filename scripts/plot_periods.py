@@ -3,11 +3,11 @@
 row number, on a logarithmic scale, from a row-periods CSV (written by `grundy analyze --csv`
 or `grundy periods --csv`) or from the HDF5 file either command wrote (/analysis/row_periods).
 
-The CSV contract (src/DESIGN.md, section 5.3): a header line, then one line per row with at
-least the columns row, preperiod, period; a row whose period is not determined has both fields
-empty. Such rows are skipped, with a note on stderr. Extra columns are accepted and ignored,
-except `certified`: when present, rows whose value there is 0/false/no are drawn with hollow
-markers.
+The CSV contract (src/DESIGN.md, section 5.3), read by periods_csv.py as the other scripts
+read it: a header line, then one line per row, rows 0, 1, 2, ... in order, with at least the
+columns row, preperiod, period; a row whose period is not determined has both fields empty.
+Such rows are skipped, with a note on stderr. Extra columns are accepted and ignored, except
+`certified` (0 or 1): rows with 0 there are drawn with hollow markers.
 
 The HDF5 input (read with h5py): /analysis/row_periods as both commands write it, a group with
 one entry per row in the datasets row, preperiod, period (0: undetermined) and certified; or,
@@ -23,7 +23,6 @@ The vertical axis is symlog (logarithmic above 1, linear from 0 to 1), so that p
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 
@@ -31,9 +30,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import grundy_data as gd  # noqa: E402  (the shared helpers live beside this script)
-
-REQUIRED = ("row", "preperiod", "period")
-FALSE_WORDS = {"0", "false", "no", "n", "f"}
+import periods_csv  # noqa: E402
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -83,57 +80,24 @@ def read_periods_h5(path: str) -> tuple[dict, list[int]]:
 
 
 def read_periods(path: str) -> tuple[dict, list[int]]:
-    """Reads the CSV; returns ({'row','preperiod','period','certified'}: arrays, skipped rows).
+    """Reads the CSV (through periods_csv, the scripts' one reader of the contract) or the HDF5
+    file; returns ({'row','preperiod','period','certified'}: arrays, skipped rows).
 
-    Raises DataError for a missing file, missing columns, or malformed numbers (with the line).
+    Raises DataError for a missing file, missing columns, or malformed fields (with the line).
     """
     if not os.path.exists(path):
         raise gd.DataError(f"{path}: no such file")
     with open(path, "rb") as probe:
         if probe.read(8) == b"\x89HDF\r\n\x1a\n":
             return read_periods_h5(path)
-    try:
-        handle = open(path, newline="", encoding="utf-8")
-    except OSError as e:
-        raise gd.DataError(f"{path}: cannot read: {e.strerror}") from e
-    rows, pre, per, cert, skipped = [], [], [], [], []
-    with handle:
-        try:
-            reader = csv.DictReader(handle)
-            header = [h.strip() for h in (reader.fieldnames or [])]
-            missing = [c for c in REQUIRED if c not in header]
-            if missing:
-                raise gd.DataError(f"{path}: not a row-periods CSV: missing column(s) "
-                                   f"{', '.join(missing)} in header {header}")
-            reader.fieldnames = header
-            has_cert = "certified" in header
-            for record in reader:
-                line = reader.line_num
-                fields = {c: (record.get(c) or "").strip() for c in REQUIRED}
-                row = _integer(fields["row"], path, line, "row")
-                if not fields["preperiod"] or not fields["period"]:
-                    skipped.append(row)  # undetermined: both empty by contract
-                    continue
-                rows.append(row)
-                pre.append(_integer(fields["preperiod"], path, line, "preperiod"))
-                per.append(_integer(fields["period"], path, line, "period"))
-                c = (record.get("certified") or "").strip().lower() if has_cert else ""
-                cert.append(c not in FALSE_WORDS)
-        except (UnicodeDecodeError, csv.Error) as e:
-            raise gd.DataError(f"{path}: not a readable CSV: {e}") from e
-    data = {"row": np.array(rows, dtype=np.int64), "preperiod": np.array(pre, dtype=np.int64),
-            "period": np.array(per, dtype=np.int64), "certified": np.array(cert, dtype=bool)}
-    return data, skipped
-
-
-def _integer(text: str, path: str, line: int, column: str) -> int:
-    try:
-        value = int(text)
-    except ValueError as e:
-        raise gd.DataError(f"{path}:{line}: column {column}: '{text}' is not an integer") from e
-    if value < 0:
-        raise gd.DataError(f"{path}:{line}: column {column}: {value} is negative")
-    return value
+    rows, _ = periods_csv.read_row_periods(path)
+    determined = [r for r in rows if r.period is not None]
+    data = {"row": np.array([r.row for r in determined], dtype=np.int64),
+            "preperiod": np.array([r.preperiod for r in determined], dtype=np.int64),
+            "period": np.array([r.period for r in determined], dtype=np.int64),
+            # A file without the column (old analyze files) counts as certified: drawn solid.
+            "certified": np.array([r.certified is not False for r in determined], dtype=bool)}
+    return data, [r.row for r in rows if r.period is None]
 
 
 def fit_power_law(y: np.ndarray, v: np.ndarray):

@@ -37,7 +37,8 @@ def test_bad_csvs(tmp_path):
         "row,period\n0,1\n": "missing column(s) preperiod",
         "row,preperiod,period\n0,0,x\n": ":2: column period",
         "row,preperiod,period\n0,,\n1,,\n": "no row with a determined period",
-        "row,preperiod,period\n0,-1,3\n": "negative",
+        "row,preperiod,period\n0,-1,3\n": "not an integer >= 0",
+        "row,preperiod,period\n1,0,3\n": "rows must run 0, 1, 2",
     }
     for i, (text, message) in enumerate(cases.items()):
         r = run_script("plot_periods.py", write(tmp_path, text, f"{i}.csv"), "-o",
