@@ -2,7 +2,6 @@
 #include "strip/row_records.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <string>
 
 #include "grundy/error.hpp"
@@ -38,20 +37,30 @@ uint64_t speculative_ring(uint64_t rows, uint64_t budget_bytes) {
 
 namespace {
 
-// Values g - x + 2y of rows y0.. of column x into u; true if any lies outside 0..3y (Landman's
-// bounds). Written so that the baseline build vectorises it: the row's offsets are running
-// sums rather than products (no 64-bit multiply in SSE2), and the bound test is a subtraction
-// whose top bit says "outside" (3y - v < 0 for v above 3y, v itself for v below 0), where a
-// 64-bit comparison would not vectorise.
-bool convert_rows(const uint64_t* g, uint64_t x, uint64_t y0, uint64_t m, uint16_t* u) {
+// Values g - x + 2y of rows y0.. of column x written to `out` (the ring), the values there before
+// kept in `old` (Compare) and their differences ORed into `diff`; true if any value lies
+// outside 0..3y (Landman's bounds). Written so that the baseline build vectorises it: the
+// row's offsets are running sums rather than products (no 64-bit multiply in SSE2), and the
+// bound test is a subtraction whose top bit says "outside" (3y - v < 0 for v above 3y, v itself
+// for v below 0), where a 64-bit comparison would not vectorise.
+template <bool Compare>
+bool convert_rows(const uint64_t* g, uint64_t x, uint64_t y0, uint64_t m, uint16_t* out,
+                  uint16_t* old, uint16_t& diff) {
     uint64_t offset = 2 * y0 - x, limit = 3 * y0, outside = 0;
+    uint16_t differ = 0;
     for (uint64_t i = 0; i < m; ++i) {
         const uint64_t v = g[i] + offset;
         outside |= (limit - v) | v;
-        u[i] = static_cast<uint16_t>(v);
+        const auto value = static_cast<uint16_t>(v);
+        if constexpr (Compare) {
+            old[i] = out[i];
+            differ |= out[i] ^ value;
+        }
+        out[i] = value;
         offset += 2;
         limit += 3;
     }
+    diff = differ;
     return outside >> 63;
 }
 
@@ -79,12 +88,16 @@ void record_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uin
         reinterpret_cast<uintptr_t>(p.ring.data() + p.ring_index(x + kStripBatchColumns, y0));
     for (uintptr_t line = later & ~uintptr_t{63}; line < later + n * 2; line += 64)
         __builtin_prefetch(reinterpret_cast<const char*>(line), 1);
-    // Loops the compiler vectorises: the values, then whether any differs from the value L
-    // columns before, and only then which.
-    uint16_t u[kRecordChunk];
+    // Loops the compiler vectorises: the values written and compared with those L columns
+    // before in one pass, and only if any differs, which.
+    uint16_t old[kRecordChunk];
     for (uint64_t c0 = 0; c0 < n; c0 += kRecordChunk) {
         const uint64_t m = std::min(kRecordChunk, n - c0);
-        if (convert_rows(g + c0, x, y0 + c0, m, u)) {
+        uint16_t* out = slot + c0;
+        uint16_t diff = 0;
+        const bool outside = x >= L ? convert_rows<true>(g + c0, x, y0 + c0, m, out, old, diff)
+                                    : convert_rows<false>(g + c0, x, y0 + c0, m, out, old, diff);
+        if (outside) {
             const uint64_t bad_y = first_outside(g + c0, x, y0 + c0, m);
             std::lock_guard<std::mutex> lock(errors.mutex);
             if (!errors.out_of_bounds || x < errors.x) {
@@ -93,20 +106,14 @@ void record_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uin
                 errors.y = bad_y;
             }
         }
-        uint16_t* out = slot + c0;
-        if (x >= L) {
-            uint16_t diff = 0;
-            for (uint64_t i = 0; i < m; ++i) diff |= out[i] ^ u[i];
-            if (diff) {
-                // Masks rather than a branch per row, so that this loop is vectorised too.
-                uint64_t* last = p.last_mismatch.data() + at + c0;
-                for (uint64_t i = 0; i < m; ++i) {
-                    const uint64_t same = uint64_t{0} - static_cast<uint64_t>(out[i] == u[i]);
-                    last[i] = (last[i] & same) | ((x - L) & ~same);
-                }
+        if (diff) {
+            // Masks rather than a branch per row, so that this loop is vectorised too.
+            uint64_t* last = p.last_mismatch.data() + at + c0;
+            for (uint64_t i = 0; i < m; ++i) {
+                const uint64_t same = uint64_t{0} - static_cast<uint64_t>(old[i] == out[i]);
+                last[i] = (last[i] & same) | ((x - L) & ~same);
             }
         }
-        std::memcpy(out, u, m * sizeof(uint16_t));
     }
 }
 
