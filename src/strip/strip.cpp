@@ -175,7 +175,7 @@ void Strip::run_tile(size_t k, uint64_t first, uint64_t i0, uint64_t n, const St
             batch.g = band.g.data() + (given - band.y0);
             batch.stride = stride;
             batch.diagonals = band.diagonals.data();
-            if (comparing) {
+            if (comparing && rows_below_match(k, i, m)) {
                 batch.same_row = &Strip::same_row;
                 batch.context = &check;
             }
@@ -191,11 +191,30 @@ void Strip::run_tile(size_t k, uint64_t first, uint64_t i0, uint64_t n, const St
     }
 }
 
+// Whether the band below k matched the snapshot in full in any of columns i..i+m-1 of the
+// block (its tile of these columns is done: advance_block's dependencies). Where it did not,
+// the largest sub-strip that matches ends below band k, so band k need not compare: the lowest
+// band's mismatch decides matched_rows.
+bool Strip::rows_below_match(size_t k, uint64_t i, uint64_t m) const {
+    if (k == 0) return true;
+    const auto& below = bands_[k - 1]->mismatch;
+    return std::find(below.begin() + static_cast<int64_t>(i),
+                     below.begin() + static_cast<int64_t>(i + m), kNoMismatch) !=
+           below.begin() + static_cast<int64_t>(i + m);
+}
+
 // Settled rows y0..y1-1 of column x, from the ring: `period` columns before, plus period.
 void Strip::settled_values(uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g) const {
-    const uint16_t* d =
-        settled_.values + ((x - settled_.period) % settled_.length) * settled_.stride;
+    auto values_of = [this](uint64_t column) {
+        return settled_.values + ((column - settled_.period) % settled_.length) * settled_.stride;
+    };
+    const uint16_t* d = values_of(x);
     for (uint64_t y = y0; y < y1; ++y) g[y - y0] = d[y] + x - 2 * y;
+    // Those of the column a batch ahead, out of every cache like the ring's slots (record_rows):
+    // asked for now, a batch's sweep before they are read.
+    const auto later = reinterpret_cast<uintptr_t>(values_of(x + kStripBatchColumns) + y0);
+    for (uintptr_t line = later & ~uintptr_t{63}; line < later + (y1 - y0) * 2; line += 64)
+        __builtin_prefetch(reinterpret_cast<const char*>(line));
 }
 
 // Column x's window and the diagonal that enters the swept rows at (x, S) start as the settled

@@ -202,6 +202,7 @@ class Strip {
     };
     static bool same_row(void* check, uint64_t x, uint64_t y);
     uint32_t band_mismatch(Band& band, const StripSnapshot& s, uint64_t x, uint64_t y);
+    bool rows_below_match(size_t k, uint64_t i, uint64_t m) const;
     uint32_t settled_mismatch(const StripSnapshot& s, uint64_t x) const;
     static uint64_t owner_row(const Segment& seg) { return seg.is_row ? seg.y : seg.y - 1; }
     bool is_settled(const Segment& seg) const { return owner_row(seg) < settled_.rows; }
