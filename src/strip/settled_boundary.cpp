@@ -2,8 +2,6 @@
 // why), built from the certification's ring and copied into the windows of the rows above.
 #include "strip/settled_boundary.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <numeric>
 
@@ -73,29 +71,36 @@ void SettledBoundary::extend(uint64_t new_rows, uint64_t period, const uint16_t*
 }
 
 // Sets the bits of rows y0..y1-1 (values[(y - y0) * period + j]: d of column first + j) in every
-// phase of both tables. One row's phases are cut between the threads: for one row, phase i
-// writes only column phase i and diagonal phase (i - y) mod T, all different.
+// phase of both tables: each table in one pass over its phases with every row inside, so that
+// a table (up to a gigabyte) streams through the caches once per call, not once per row, and
+// the threads share a table's phases (each writes only its own).
 void SettledBoundary::add_rows(uint64_t y0, uint64_t y1, const std::vector<uint16_t>& values,
                                uint64_t period, uint64_t first) {
     const uint64_t T = period_, W = words_;
     const uint64_t j0 = (period - first % period) % period;  // phase 0's column, from first
-    for (uint64_t y = y0; y < y1; ++y) {
-        const uint16_t* d = values.data() + (y - y0) * period;
-        const uint64_t diag0 = (T - y % T) % T;  // cell (x, y) lies on diagonal x - y
-#pragma omp parallel num_threads(threads_)
-        {
-            const auto parts = static_cast<uint64_t>(omp_get_num_threads());
-            const auto part = static_cast<uint64_t>(omp_get_thread_num());
-            const uint64_t i0 = T * part / parts, i1 = T * (part + 1) / parts;
-            uint64_t j = (j0 + i0) % period, diag = (diag0 + i0) % T;
-            for (uint64_t i = i0; i < i1; ++i) {
-                const uint64_t c = d[j] + 2 * Y_ - 2 * y;  // g - x + 2Y
-                const uint64_t r = d[j] + Y_ - y;          // g - (x - y) + Y
-                column_[i * W + c / 64] |= uint64_t{1} << (c % 64);
-                diagonal_[diag * W + r / 64] |= uint64_t{1} << (r % 64);
-                if (++j == period) j = 0;
-                if (++diag == T) diag = 0;
-            }
+    const auto phases = static_cast<int64_t>(T);
+    // Column phase i: row y's value in column phase i (its j-th value).
+#pragma omp parallel for num_threads(threads_) schedule(static)
+    for (int64_t ii = 0; ii < phases; ++ii) {
+        const auto i = static_cast<uint64_t>(ii);
+        const uint16_t* d = values.data() + (j0 + i) % period;
+        uint64_t* column = column_.data() + i * W;
+        for (uint64_t y = y0; y < y1; ++y, d += period) {
+            const uint64_t c = *d + 2 * Y_ - 2 * y;  // g - x + 2Y
+            column[c / 64] |= uint64_t{1} << (c % 64);
+        }
+    }
+    // Diagonal phase e: cell (x, y) lies on diagonal x - y, so row y's cell on it is in column
+    // phase (e + y) mod T, one phase further for each row.
+#pragma omp parallel for num_threads(threads_) schedule(static)
+    for (int64_t ee = 0; ee < phases; ++ee) {
+        const auto e = static_cast<uint64_t>(ee);
+        uint64_t* diagonal = diagonal_.data() + e * W;
+        uint64_t j = (j0 + (e + y0) % T) % period;
+        for (uint64_t y = y0; y < y1; ++y) {
+            const uint64_t r = values[(y - y0) * period + j] + Y_ - y;  // g - (x - y) + Y
+            diagonal[r / 64] |= uint64_t{1} << (r % 64);
+            if (++j == period) j = 0;
         }
     }
 }
