@@ -82,8 +82,7 @@ void record_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uin
     // The slot of a later column is L columns old, out of every cache. A band records a batch of
     // columns at a time, after sweeping them (Strip::run_tile), so the slot of the column a
     // batch ahead is fetched: it is read a whole batch's sweep from now, long enough for memory
-    // to answer (4 columns ahead, fetched microseconds before their use, left the loads below
-    // waiting: a third of record_rows' time).
+    // to answer (a slot a few columns ahead is read a few records later, too soon).
     const auto later =
         reinterpret_cast<uintptr_t>(p.ring.data() + p.ring_index(x + kStripBatchColumns, y0));
     for (uintptr_t line = later & ~uintptr_t{63}; line < later + n * 2; line += 64)

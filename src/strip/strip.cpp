@@ -197,10 +197,9 @@ void Strip::run_tile(size_t k, uint64_t first, uint64_t i0, uint64_t n, const St
 // band's mismatch decides matched_rows.
 bool Strip::rows_below_match(size_t k, uint64_t i, uint64_t m) const {
     if (k == 0) return true;
-    const auto& below = bands_[k - 1]->mismatch;
-    return std::find(below.begin() + static_cast<int64_t>(i),
-                     below.begin() + static_cast<int64_t>(i + m), kNoMismatch) !=
-           below.begin() + static_cast<int64_t>(i + m);
+    const auto from = bands_[k - 1]->mismatch.begin() + static_cast<int64_t>(i);
+    const auto to = from + static_cast<int64_t>(m);
+    return std::find(from, to, kNoMismatch) != to;
 }
 
 // Settled rows y0..y1-1 of column x, from the ring: `period` columns before, plus period.
@@ -271,7 +270,8 @@ void Strip::settle(const SettledRows& settled) {
         throw Error("internal: settled rows without a usable ring");
     // Nothing reads the boundary once every row is settled.
     if (settled.rows > settled_.rows && settled.rows < rows_) {
-        if (!boundary_) boundary_ = std::make_unique<SettledBoundary>(rows_, static_cast<int>(max_threads_));
+        if (!boundary_)
+            boundary_ = std::make_unique<SettledBoundary>(rows_, static_cast<int>(max_threads_));
         boundary_->extend(settled.rows, settled.period, settled.values, settled.length,
                           settled.stride, next_);
     }
