@@ -79,14 +79,9 @@ void record_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uin
                  RecordErrors& errors) {
     const uint64_t L = p.ring_len, n = y1 - y0, at = y0 - p.first_row;
     uint16_t* slot = p.ring.data() + p.ring_index(x, y0);
-    // The slot of a later column is L columns old, out of every cache. A band records a batch of
-    // columns at a time, after sweeping them (Strip::run_tile), so the slot of the column a
-    // batch ahead is fetched: it is read a whole batch's sweep from now, long enough for memory
-    // to answer (a slot a few columns ahead is read a few records later, too soon).
-    const auto later =
-        reinterpret_cast<uintptr_t>(p.ring.data() + p.ring_index(x + kStripBatchColumns, y0));
-    for (uintptr_t line = later & ~uintptr_t{63}; line < later + n * 2; line += 64)
-        __builtin_prefetch(reinterpret_cast<const char*>(line), 1);
+    // A band records a batch of columns at a time, after sweeping them: the slot of the column
+    // a batch ahead (a slot a few columns ahead is read a few records later, too soon).
+    prefetch_ring_values(p.ring.data() + p.ring_index(x + kStripBatchColumns, y0), n, true);
     // Loops the compiler vectorises: the values written and compared with those L columns
     // before in one pass, and only if any differs, which.
     uint16_t old[kRecordChunk];

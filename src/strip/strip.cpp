@@ -209,11 +209,7 @@ void Strip::settled_values(uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g) co
     };
     const uint16_t* d = values_of(x);
     for (uint64_t y = y0; y < y1; ++y) g[y - y0] = d[y] + x - 2 * y;
-    // Those of the column a batch ahead, out of every cache like the ring's slots (record_rows):
-    // asked for now, a batch's sweep before they are read.
-    const auto later = reinterpret_cast<uintptr_t>(values_of(x + kStripBatchColumns) + y0);
-    for (uintptr_t line = later & ~uintptr_t{63}; line < later + (y1 - y0) * 2; line += 64)
-        __builtin_prefetch(reinterpret_cast<const char*>(line));
+    prefetch_ring_values(values_of(x + kStripBatchColumns) + y0, y1 - y0, false);
 }
 
 // Column x's window and the diagonal that enters the swept rows at (x, S) start as the settled

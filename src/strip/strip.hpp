@@ -96,6 +96,20 @@ struct SettledRows {
     uint64_t stride = 0;
 };
 
+// Asks for the cache lines of ring values [v, v + count) (g - x + 2y, two bytes each), for a
+// column a batch of columns ahead: its slot in the ring was last touched a ring length ago and
+// is out of every cache, and a band reads it a whole batch's sweep later (Strip::run_tile), long
+// enough for memory to answer. `for_writing`: the slot will be overwritten too.
+inline void prefetch_ring_values(const uint16_t* v, uint64_t count, bool for_writing) {
+    const auto first = reinterpret_cast<uintptr_t>(v);
+    for (uintptr_t line = first & ~uintptr_t{63}; line < first + count * 2; line += 64) {
+        if (for_writing)
+            __builtin_prefetch(reinterpret_cast<const char*>(line), 1);
+        else
+            __builtin_prefetch(reinterpret_cast<const char*>(line), 0);
+    }
+}
+
 // This process's rows of a strip swept by several (rank_link.hpp): rows lo..hi-1 (hi 0: every
 // row, and no link).
 struct StripPart {

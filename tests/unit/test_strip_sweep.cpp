@@ -173,6 +173,14 @@ TEST(StripSweep, EqualsDirectMexCellByCell) {
     }
 }
 
+// Sweeps a fresh strip through column 2400 (every cell checked) and saves its state there.
+strip::StripSnapshot sweep_and_save_at_2400(strip::Strip& strip) {
+    sweep_and_check(strip, 2401, {2401});
+    strip::StripSnapshot saved;
+    strip.snapshot(saved);
+    return saved;
+}
+
 // The comparison with a state saved at column 2400 in every later column: the sub-strip of rows
 // 0..20 repeats with period 384 from there, the lower rows with their own shorter periods, so
 // many columns match in part.
@@ -180,9 +188,7 @@ TEST(StripSweep, ComparisonsEqualTheDirectStates) {
     for (const Case& c : kCases) {
         SCOPED_TRACE(name(c));
         strip::Strip strip(kRows, MexKernel::Auto, c.threads, c.lag);
-        sweep_and_check(strip, 2401, {2401});
-        strip::StripSnapshot saved;
-        strip.snapshot(saved);
+        const strip::StripSnapshot saved = sweep_and_save_at_2400(strip);
         ASSERT_EQ(saved.column, 2400u);
         sweep_and_check(strip, kColumns, kBlocks, &saved);
     }
@@ -200,9 +206,7 @@ TEST(StripSweep, SettledRowsEqualDirectMex) {
     for (const Case& c : kCases) {
         SCOPED_TRACE(name(c));
         strip::Strip strip(kRows, MexKernel::Auto, c.threads, c.lag);
-        sweep_and_check(strip, 2401, {2401});
-        strip::StripSnapshot saved;
-        strip.snapshot(saved);
+        const strip::StripSnapshot saved = sweep_and_save_at_2400(strip);
         sweep_and_check(strip, first, {first});
         std::vector<uint16_t> live(ring);
         strip::SettledRows settled;
