@@ -60,7 +60,13 @@ void Strip::own_rows(uint64_t lo, uint64_t hi) {
     own_segments_.clear();
     for (uint32_t i = 0; i < layout_.size(); ++i)
         if (owner_row(layout_[i]) >= lo_ && owner_row(layout_[i]) < hi_) own_segments_.push_back(i);
-    band_count_ = std::max<uint64_t>(1, std::min(thread_bands_, (hi_ - lo_) / kMinStripBandRows));
+    // Bands of kStripWideBandRows rows or more where the rows allow several per thread; else one
+    // per thread, down to kMinStripBandRows rows: a band's batches and tiles cost the same
+    // whatever its rows, which many threads over few rows paid in bands of 8.
+    const uint64_t rows = hi_ - lo_;
+    const uint64_t wanted =
+        std::max(rows / kStripWideBandRows, std::min(max_threads_, rows / kMinStripBandRows));
+    band_count_ = std::max<uint64_t>(1, std::min(thread_bands_, wanted));
     threads_ = static_cast<int>(std::min(max_threads_, band_count_));
 }
 
@@ -291,7 +297,11 @@ void Strip::advance_block(const StripBlock& b) {
     const uint64_t lag = windows_->lag;
     const uint64_t chunk = lag < kStripChunkColumns ? lag : kStripChunkColumns;
     const uint64_t chunks = (b.columns + chunk - 1) / chunk;
-    if (threads_ == 1) {
+    // No more threads than bands: at most one tile of each band is ready at a time, and an
+    // idle thread of the team still contends for the tasks' queue (once rows settle, a
+    // 16-thread team over 6 bands ran slower than 4 threads).
+    const int team = static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(threads_), K));
+    if (team == 1) {
         // In an order the dependencies below allow, with no task overhead.
         try {
             for (uint64_t j = 0; j < chunks; ++j)
@@ -306,7 +316,7 @@ void Strip::advance_block(const StripBlock& b) {
         std::vector<char> token(K * chunks);  // tile (k, j): token[k * chunks + j]
         char none = 0;                        // an absent dependency
         std::exception_ptr error;
-#pragma omp parallel num_threads(threads_)
+#pragma omp parallel num_threads(team)
 #pragma omp single
         for (uint64_t j = 0; j < chunks; ++j)
             for (size_t k = 0; k < K; ++k) {
