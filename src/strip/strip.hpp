@@ -13,7 +13,8 @@
 // windows at non-negative values) state(x0) == state(x0 + P) gives g(x + P, y) = g(x, y) + P for
 // every x > x0 and y < Y, by induction over the cells in sweep order. That is the certificate.
 //
-// Threads: the rows are cut into bands, several per thread, and the columns of a block into
+// Threads: the rows are cut into bands, several per thread where the rows allow (never more
+// threads than bands), and the columns of a block into
 // chunks; a band's chunk is a tile, and the tiles run as tasks in any order their dependencies
 // allow: a tile after the one below it (the column's set grows from y = 0 up, and the diagonals
 // cross band boundaries going up and right, so they follow the same order) and after the one

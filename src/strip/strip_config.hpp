@@ -15,8 +15,9 @@ inline constexpr uint64_t kStripCacheBandRows = 256;
 // Bands per thread: enough ready tiles that an idle thread finds one even while another thread
 // has lost its CPU (the project's machine is shared), few enough that tiles stay large.
 inline constexpr uint64_t kStripBandsPerThread = 4;
-// Rows per band wanted once rows have settled and fewer are left to sweep than the bands
-// above would give this many each, but at least this many bands per thread (Strip::cut_bands).
+// Rows per band wanted where the rows are too few for the bands above to have this many each:
+// a short strip on many threads (one band per thread at least, Strip::own_rows), and once rows
+// have settled, with at least kStripMinBandsPerThread bands per thread (Strip::cut_bands).
 inline constexpr uint64_t kStripWideBandRows = 32;
 inline constexpr uint64_t kStripMinBandsPerThread = 2;
 // Columns per tile: a tile of 64 rows is then about 0.3 ms of work, against microseconds of
