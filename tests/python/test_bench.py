@@ -3,6 +3,7 @@ output against the whole run without (the processes as a user times them), in th
 every alternated round."""
 
 import re
+import shutil
 import subprocess
 
 from conftest import REPO
@@ -38,3 +39,41 @@ def test_bench_against_refuses_unknown_options():
                        cwd=REPO, capture_output=True, text=True, timeout=60)
     assert r.returncode == 2, r.stderr
     assert "unknown option --bogus" in r.stderr
+
+
+def bench_strip(*args, timeout=300):
+    return subprocess.run([str(REPO / "scripts" / "bench_strip"), *map(str, args)], cwd=REPO,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_bench_strip_table_is_consistent():
+    """One line per thread count (and per rank count where mpirun is installed), each line's
+    columns per second and speed-up computed from its own wall time, its CPU time measured (the
+    exit status 3 of a strip stopped at --max-cols is the expected end, not a failure)."""
+    cols, rows = 65536, 160
+    ranks = ["--ranks", "2"] if shutil.which("mpirun") else []
+    r = bench_strip("--rows", rows, "--cols", cols, "--threads", "1 2", *ranks)
+    assert r.returncode == 0, r.stderr
+    lines = [line for line in r.stdout.splitlines() if re.match(r"\| \d+ \| ", line)]
+    layouts = ["1 process x 1 thread(s)", "1 process x 2 thread(s)"]
+    if ranks:
+        layouts.append("2 rank(s) x 1 thread")
+    assert [line.split("|")[2].strip() for line in lines] == layouts, r.stdout
+    first = None
+    for line in lines:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        wall, kcols, speedup = float(cells[2]), float(cells[3]), float(cells[4].rstrip(" x"))
+        cpu, ns = float(cells[5]), float(cells[6])
+        assert wall > 0 and cpu > 0, line
+        assert abs(ns - cpu * 1e9 / (cols * rows)) <= 0.05 * ns + 0.1, line
+        first = first or wall
+        assert abs(kcols - cols / wall / 1000) <= 0.03 * kcols + 0.1, line
+        assert abs(speedup - first / wall) <= 0.03 * speedup + 0.01, line
+
+
+def test_bench_strip_refuses_bad_numbers():
+    for args in (["--rows", "0"], ["--threads", "two"], ["--bogus"]):
+        r = bench_strip(*args, timeout=60)
+        assert r.returncode == 2, (args, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert r.stdout == ""
