@@ -92,6 +92,22 @@ std::function<void(uint64_t)> test_delay(const po::variables_map& v,
     };
 }
 
+// The ranks' line of the summary: what they sent, how often rows changed hands, and how long
+// each waited (the figure to look at when ranks are slower than threads).
+void print_ranks(const PeriodsResult& r) {
+    std::string waits;
+    for (const double w : r.rank_wait_seconds)
+        waits += (waits.empty() ? "" : ", ") + std::to_string(w).substr(0, 5);
+    std::fprintf(stderr,
+                 "%d MPI ranks of %d thread%s each: %.3g MB sent between them; rows "
+                 "cut again %llu times as they settled (%llu rows moved); seconds each "
+                 "rank waited for its neighbour's columns or the others' blocks: %s\n",
+                 r.ranks, r.threads, r.threads == 1 ? "" : "s",
+                 static_cast<double>(r.bytes_sent) / 1e6,
+                 static_cast<unsigned long long>(r.rebalances),
+                 static_cast<unsigned long long>(r.rows_moved), waits.c_str());
+}
+
 int run(const po::variables_map& v) {
     PeriodsOptions o;
     // Ranges are the library's to check (check_periods_options); here only the syntax.
@@ -163,7 +179,10 @@ int run(const po::variables_map& v) {
         return kExitCheckpointed;
     }
     if (r.status == PeriodsResult::Status::NotCertified) {
-        std::cerr << "not certified within " << o.max_cols << " columns" << std::endl;
+        std::fprintf(stderr, "not certified within %llu columns (%llu columns swept in %.3f s)\n",
+                     static_cast<unsigned long long>(o.max_cols),
+                     static_cast<unsigned long long>(r.columns_swept), r.seconds);
+        if (hooks.link && !quiet) print_ranks(r);
         return kExitNotCertified;
     }
     const bool blocks = !v["no-blocks"].as<bool>();
@@ -190,19 +209,7 @@ int run(const po::variables_map& v) {
             r.resumed ? " (this part, resumed)" : "", r.threads, r.threads == 1 ? "" : "s",
             static_cast<unsigned long long>(r.bands), r.kernel.c_str(),
             r.second_pass ? "second pass needed" : "preperiods from the first pass");
-        if (hooks.link) {
-            std::string waits;
-            for (const double w : r.rank_wait_seconds)
-                waits += (waits.empty() ? "" : ", ") + std::to_string(w).substr(0, 5);
-            std::fprintf(stderr,
-                         "%d MPI ranks of %d thread%s each: %.3g MB sent between them; rows "
-                         "cut again %llu times as they settled (%llu rows moved); seconds each "
-                         "rank waited for its neighbour's columns or the others' blocks: %s\n",
-                         r.ranks, r.threads, r.threads == 1 ? "" : "s",
-                         static_cast<double>(r.bytes_sent) / 1e6,
-                         static_cast<unsigned long long>(r.rebalances),
-                         static_cast<unsigned long long>(r.rows_moved), waits.c_str());
-        }
+        if (hooks.link) print_ranks(r);
     }
     return 0;
 }

@@ -89,6 +89,20 @@ def test_ranks_give_the_single_process_result(single, tmp_path, rows, ranks, thr
         assert int(m.group(2)) > 0 and int(m.group(3)) > 0, r.stderr
 
 
+def test_stopped_at_max_cols_says_how_the_ranks_fared(tmp_path):
+    # Not certified within --max-cols (exit status 3): the columns swept and the time, and the
+    # ranks' line as after a certificate (their waiting times are what tells ranks from threads).
+    r = subprocess.run(mpirun(2, "--rows", 64, "--max-cols", 4096, "--csv", tmp_path / "m.csv"),
+                       env=ENV, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 3, r.stderr
+    assert re.search(r"not certified within 4096 columns \(4096 columns swept in [0-9.]+ s\)",
+                     r.stderr), r.stderr
+    m = re.search(r"2 MPI ranks of 1 thread each: .* rank waited for .*: ([0-9.]+), ([0-9.]+)\n",
+                  r.stderr)
+    assert m, r.stderr
+    assert not (tmp_path / "m.csv").exists()
+
+
 def test_hdf5_output_is_the_single_process_one(grundy_exe, tmp_path):
     h5py = pytest.importorskip("h5py")
     one, many = tmp_path / "one.h5", tmp_path / "many.h5"
