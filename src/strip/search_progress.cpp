@@ -19,7 +19,7 @@ void report(PeriodsProgress* pr, int phase, uint64_t column, uint64_t target, ui
 uint64_t SettleGrowth::predict(uint64_t rows) const {
     double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
     for (const auto& [m, x] : points_) {
-        if (4 * m < points_.back().first || m < 16) continue;
+        if (kFitSpan * m < points_.back().first || m < 16) continue;
         const double lx = std::log(static_cast<double>(m)), ly = std::log(static_cast<double>(x));
         n += 1, sx += lx, sy += ly, sxx += lx * lx, sxy += lx * ly;
     }
