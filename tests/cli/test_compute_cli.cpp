@@ -239,15 +239,18 @@ TEST(CliCompute, RunsWithoutStartingItselfAgain) {
     const pid_t pid = spawn_grundy(words("compute --rows 16384 --cols 16384 --no-output"), o);
     ASSERT_GT(pid, 0);
     const std::string proc = "/proc/" + std::to_string(pid);
-    std::string name;
-    const bool named = wait_for(pid, [&] {  // until the exec is done (the run lasts seconds more)
+    std::string name, environment;
+    // Until the exec is done (the run lasts seconds more) and its environment readable: read
+    // at the moment of the exec, /proc/PID/environ can come back empty (a flaky failure in CI).
+    const bool named = wait_for(pid, [&] {
         name = slurp(proc + "/comm");
-        return name == "grundy\n";
+        environment = slurp(proc + "/environ");
+        return name == "grundy\n" && !environment.empty();
     });
-    const std::string environment = slurp(proc + "/environ");
     kill(pid, SIGKILL);
     wait_grundy(pid);
-    EXPECT_TRUE(named) << "the process was never named grundy within 60 s: " << name;
+    EXPECT_TRUE(named) << "the process was never named grundy with an environment within 60 s: "
+                       << name;
     // Read while it runs (a process that has ended shows an empty environment).
     EXPECT_NE(environment.find("GRUNDY_TEST_MARK=kept"), std::string::npos) << environment;
     EXPECT_EQ(environment.find("glibc.malloc."), std::string::npos);
