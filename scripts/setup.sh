@@ -60,3 +60,12 @@ GRUNDY_RELEASE_OPTIONS=(-DCMAKE_BUILD_TYPE=Release -DGRUNDY_WERROR=ON)
 grundy_release() {
   grundy_build_targets "$GRUNDY_ROOT/build" "$GRUNDY_ROOT" "$1" "${GRUNDY_RELEASE_OPTIONS[@]}"
 }
+
+# grundy_median N CMD...: runs CMD N times (each prints one line, seconds first) and prints the
+# line with the median seconds (scripts/bench, scripts/bench_strip). On a shared host the same
+# run varies by 10% or more from minute to minute; a median of a few runs is what README shows.
+grundy_median() {
+  local n=$1 i
+  shift
+  for ((i = 0; i < n; i++)); do "$@"; done | sort -g | sed -n "$(((n + 1) / 2))p"
+}
