@@ -10,7 +10,7 @@
 namespace grundy {
 namespace {
 
-// Sub-strips of rows m settling at column c * m^b, for m = 20, 22, ... (10% apart) up to `last`.
+// Sub-strips of rows m settling at column c * m^b, for m = from, 1.1 from, ... up to `last`.
 void add_law(strip::SettleGrowth& g, double c, double b, uint64_t from, uint64_t last) {
     for (double m = static_cast<double>(from); m <= static_cast<double>(last); m *= 1.1)
         g.add(static_cast<uint64_t>(m), static_cast<uint64_t>(c * std::pow(std::floor(m), b)));
