@@ -53,6 +53,15 @@ struct PeriodsOptions {
     // Whether to keep the blocks: the sum of the periods in values of 4 bytes (RowPeriod::block),
     // which grows much faster than the strip's state.
     bool keep_blocks = true;
+    // Files the rows go to (empty: none), each written whole or not at all: when the run ends,
+    // however it ends, and after every checkpoint. Every file lists all the rows asked for;
+    // rows not certified yet are left undetermined (certified 0, no period), and the file says
+    // how far the run got (write_periods_files). A run resumed from its checkpoint may replace
+    // its own stopped HDF5 output; any other existing `output` needs `force`.
+    std::string csv;         // the row-periods CSV
+    bool csv_blocks = true;  // the CSV's block column filled (needs keep_blocks)
+    std::string output;      // HDF5 with /analysis/row_periods
+    bool force = false;      // overwrite an existing `output`
 };
 
 struct PeriodsResult {
@@ -60,8 +69,14 @@ struct PeriodsResult {
     uint64_t x0 = 0;      // state after column x0 ...
     uint64_t period = 0;  // ... equals the state after column x0 + period (least such period)
     std::string method;   // how the states were compared
-    std::vector<RowPeriod> rows;  // certified
-    uint64_t columns_swept = 0;   // both phases, this process only
+    // Certified, exact for ever: every row when the status is Certified. A run that stopped
+    // (NotCertified, Interrupted) has the rows 0..k-1 that settled, certified all the same
+    // (src/DESIGN.md 1.7: rows 0..k-1 form a strip of their own); in grundy-mpi, on rank 0.
+    std::vector<RowPeriod> rows;
+    uint64_t rows_asked = 0;     // Y
+    int phase = 1;               // the phase the run ended in (1: cycle search, 2: preperiods)
+    uint64_t column = 0;         // how far it got: columns 0..column-1 of that phase swept
+    uint64_t columns_swept = 0;  // both phases, this process only
     uint64_t state_bits = 0;
     uint64_t checkpoints_written = 0;
     bool checkpoint_saved = false;  // Interrupted: whether a checkpoint holds the progress
@@ -94,7 +109,19 @@ void check_periods_options(const PeriodsOptions& options);
 PeriodsResult certify_row_periods(const PeriodsOptions& options);
 
 // /analysis/row_periods in a new HDF5 file (the layout of `grundy analyze`, README, with the
-// certificate as the group's attributes).
+// certificate as the group's attributes), written whole (PATH.part, renamed). A stopped run's
+// file lists every row asked for, the ones not certified yet undetermined, and has complete = 0,
+// resumable = 1 and the group's attributes certified_rows and column instead of the certificate.
 void write_periods_hdf5(const std::string& path, const PeriodsResult& result, bool force);
+
+// The rows of a result as its files list them: rows_asked rows, those not in `rows`
+// undetermined; and the comment lines a stopped run's CSV starts with (none when certified).
+std::vector<RowPeriod> listed_rows(const PeriodsResult& result);
+std::vector<std::string> periods_comment(const PeriodsResult& result);
+
+// The CSV and HDF5 files of PeriodsOptions (csv, output) for this result: what
+// certify_row_periods writes after every checkpoint and at the end. Throws grundy::Error if one
+// cannot be written (the old file is then intact).
+void write_periods_files(const PeriodsOptions& options, const PeriodsResult& result);
 
 }  // namespace grundy

@@ -94,6 +94,23 @@ std::function<void(uint64_t)> test_delay(const po::variables_map& v,
 
 // The ranks' line of the summary: what they sent, how often rows changed hands, and how long
 // each waited (the figure to look at when ranks are slower than threads).
+// A stopped run's rows: how many are certified, and where they went.
+void report_stop(const PeriodsResult& r, const PeriodsOptions& o) {
+    const uint64_t k = r.rows.size();
+    std::string where = o.csv.empty() ? "standard output" : o.csv;
+    if (!o.output.empty()) where += " and " + o.output;
+    if (k == 0)
+        std::fprintf(stderr, "no row settled yet (phase %d, column %llu)\n", r.phase,
+                     static_cast<unsigned long long>(r.column));
+    else
+        std::fprintf(stderr,
+                     "rows 0..%llu of %llu certified so far (phase %d, column %llu), written to "
+                     "%s; the others are not (certified 0)\n",
+                     static_cast<unsigned long long>(k - 1),
+                     static_cast<unsigned long long>(r.rows_asked), r.phase,
+                     static_cast<unsigned long long>(r.column), where.c_str());
+}
+
 void print_ranks(const PeriodsResult& r) {
     std::string waits;
     for (const double w : r.rank_wait_seconds)
@@ -120,32 +137,16 @@ int run(const po::variables_map& v) {
     o.checkpoint_every = seconds_option(v, "checkpoint-every");
     o.resume = v["resume"].as<bool>();
     o.ring_budget_bytes = count_option(v, "ring-memory", 0, ~uint64_t{0});
-    check_periods_options(o);
     const bool quiet = v["quiet"].as<bool>();
-    const bool force = v["force"].as<bool>();
-    const std::string output = v.count("output") ? v["output"].as<std::string>() : "";
-    if (!output.empty() && !force) {
-        std::FILE* f = std::fopen(output.c_str(), "r");
-        if (f) {
-            std::fclose(f);
-            throw Error("output file " + output + " exists (use --force to overwrite it)");
-        }
-    }
-
-    // Refuse unwritable destinations now, not after hours of sweeping (the checkpoint's is the
-    // library's check).
-    for (const char* name : {"csv", "output"}) {
-        if (!v.count(name)) continue;
-        const std::filesystem::path path(v[name].as<std::string>());
-        const auto dir =
-            path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
-        std::error_code ec;
-        if (!std::filesystem::is_directory(dir, ec))
-            throw Error(std::string("--") + name + ": directory " + dir.string() +
-                        " does not exist");
-    }
+    // The library writes the files (after every checkpoint, and at the end however the run
+    // ends) and checks them before it starts: their folders, an existing output.
+    if (v.count("csv")) o.csv = v["csv"].as<std::string>();
+    if (v.count("output")) o.output = v["output"].as<std::string>();
+    o.force = v["force"].as<bool>();
+    o.csv_blocks = !v["no-blocks"].as<bool>();
     // Blocks take 2 bytes per period column and row: keep them only where they are written.
-    o.keep_blocks = !v["no-blocks"].as<bool>() || !output.empty();
+    o.keep_blocks = o.csv_blocks || !o.output.empty();
+    check_periods_options(o);
     o.cancel = &install_stop_handlers();
     // grundy-mpi: every rank sweeps its rows; rank 0 shows the progress and writes the results.
     strip::RunHooks hooks;
@@ -160,6 +161,12 @@ int run(const po::variables_map& v) {
     line.stop();
     if (!writer) return exit_status(r);  // rank 0 says why
 
+    // Without --csv the rows go to standard output, a stopped run's certified ones too.
+    if (o.csv.empty()) {
+        for (const auto& c : periods_comment(r)) std::cout << "# " << c << "\n";
+        write_row_periods_csv(std::cout, listed_rows(r), o.csv_blocks);
+    }
+    if (r.status != PeriodsResult::Status::Certified && !quiet) report_stop(r, o);
     if (r.status == PeriodsResult::Status::Interrupted) {
         if (!r.checkpoint_error.empty()) {
             std::cerr << r.checkpoint_error << "; "
@@ -172,8 +179,9 @@ int run(const po::variables_map& v) {
             return kExitCheckpointed;
         }
         if (!r.checkpoint_saved)
-            throw Error("interrupted by signal " + std::to_string(stop_signal()) +
-                        "; nothing saved (no --checkpoint given)");
+            throw Error(
+                "interrupted by signal " + std::to_string(stop_signal()) +
+                "; no checkpoint saved (no --checkpoint given): --resume cannot continue it");
         std::cerr << "interrupted by signal " << stop_signal() << ": checkpoint saved to "
                   << o.checkpoint << "; run again with --resume (exit status 75)" << std::endl;
         return kExitCheckpointed;
@@ -185,10 +193,6 @@ int run(const po::variables_map& v) {
         if (hooks.link && !quiet) print_ranks(r);
         return kExitNotCertified;
     }
-    const bool blocks = !v["no-blocks"].as<bool>();
-    if (v.count("csv")) write_row_periods_csv(v["csv"].as<std::string>(), r.rows, {}, blocks);
-    if (!output.empty()) write_periods_hdf5(output, r, force);
-    if (!v.count("csv")) write_row_periods_csv(std::cout, r.rows, blocks);
     if (!quiet) {
         uint64_t max_pre = 0, max_per = 0;
         for (const auto& row : r.rows) {
@@ -226,7 +230,10 @@ const CommandRegistrar registrar(
      "Exit status: 0 certified; 2 bad input or a corrupt/mismatched checkpoint; 3 not certified\n"
      "within --max-cols; 75 stopped by SIGTERM/SIGINT with a checkpoint saved, or by a\n"
      "checkpoint that could not be written (a full disk: the previous one is kept); rerun with\n"
-     "--resume. --resume without an existing checkpoint file starts from column 0.",
+     "--resume. --resume without an existing checkpoint file starts from column 0.\n"
+     "Rows settle (their sub-strip repeats) long before the whole strip does: however the run\n"
+     "ends, and after every checkpoint, the CSV and HDF5 output list the rows certified so far,\n"
+     "the others undetermined (certified 0), and say how far the run got.",
      60, describe, run});
 
 }  // namespace

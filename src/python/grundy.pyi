@@ -118,6 +118,9 @@ class Certificate:
     period: int
     method: str
     rows: list[RowPeriod]
+    rows_asked: int
+    phase: int
+    column: int
     columns_swept: int
     state_bits: int
     checkpoints_written: int
@@ -128,7 +131,9 @@ class Certificate:
     seconds: float
 
 def certify_row_periods(rows: int, *, threads: int = 1, checkpoint: PathLike | None = None,
-                        max_cols: int = 0, progress: Progress = False) -> Certificate: ...
+                        max_cols: int = 0, progress: Progress = False,
+                        csv: PathLike | None = None, output: PathLike | None = None,
+                        force: bool = False) -> Certificate: ...
 
 # ---- perfect play ------------------------------------------------------------------------------
 

@@ -23,7 +23,8 @@ const char* status_name(PeriodsResult::Status s) {
 }
 
 PeriodsResult certify(py::handle rows, py::handle threads, py::object checkpoint_object,
-                      py::handle max_cols, py::object progress) {
+                      py::handle max_cols, py::object progress, py::object csv, py::object output,
+                      bool force) {
     PeriodsOptions o;
     // Ranges are checked by the library (check_periods_options), as for the CLI.
     o.rows = whole_number(rows, "rows", 0, ~uint64_t{0});
@@ -36,6 +37,10 @@ PeriodsResult certify(py::handle rows, py::handle threads, py::object checkpoint
         std::error_code ec;
         o.resume = std::filesystem::exists(o.checkpoint, ec);
     }
+    // The files the rows go to after every checkpoint and at the end, however it ends.
+    if (!csv.is_none()) o.csv = path_arg(csv, "csv");
+    if (!output.is_none()) o.output = path_arg(output, "output");
+    o.force = force;
     std::atomic<bool> cancel{false};
     check_periods_options(o);  // before the progress bar and the thread
     PeriodsProgress state;
@@ -71,9 +76,11 @@ void bind_periods(py::module_& m) {
 
 status: "certified" or "not_certified" (no repeat within max_cols columns). x0, period: the
 strip's state after column x0 equals the one after column x0 + period, which proves every
-row's periodicity from there on. rows: one RowPeriod per row (empty unless certified), with
-certified True: the least p with g(x + p, y) = g(x, y) + p for all large x, the least preperiod
-from which that holds, and the block as a numpy uint32 array. Also method, columns_swept,
+row's periodicity from there on. rows: one RowPeriod per row certified, with certified True:
+the least p with g(x + p, y) = g(x, y) + p for all large x, the least preperiod from which that
+holds, and the block as a numpy uint32 array. A certified strip has every row; a run stopped at
+max_cols has rows 0..k-1, the rows that settled (their own sub-strip repeated), certified all
+the same. rows_asked, phase, column: how far the run got. Also method, columns_swept,
 state_bits, seconds, threads, kernel, second_pass.)")
         .def_property_readonly("status",
                                [](const PeriodsResult& r) { return status_name(r.status); })
@@ -84,6 +91,9 @@ state_bits, seconds, threads, kernel, second_pass.)")
         .def_readonly("period", &PeriodsResult::period)
         .def_readonly("method", &PeriodsResult::method)
         .def_readonly("rows", &PeriodsResult::rows)
+        .def_readonly("rows_asked", &PeriodsResult::rows_asked)
+        .def_readonly("phase", &PeriodsResult::phase)
+        .def_readonly("column", &PeriodsResult::column)
         .def_readonly("columns_swept", &PeriodsResult::columns_swept)
         .def_readonly("state_bits", &PeriodsResult::state_bits)
         .def_readonly("checkpoints_written", &PeriodsResult::checkpoints_written)
@@ -95,20 +105,26 @@ state_bits, seconds, threads, kernel, second_pass.)")
         .def("__repr__", [](const PeriodsResult& r) {
             return std::string("Certificate(") + status_name(r.status) +
                    ", x0=" + std::to_string(r.x0) + ", period=" + std::to_string(r.period) + ", " +
-                   std::to_string(r.rows.size()) + " rows)";
+                   std::to_string(r.rows.size()) + " of " + std::to_string(r.rows_asked) +
+                   " rows certified)";
         });
 
     m.def(
         "certify_row_periods", &certify, py::arg("rows"), py::kw_only(), py::arg("threads") = 1,
         py::arg("checkpoint") = py::none(), py::arg("max_cols") = 0, py::arg("progress") = false,
-        R"(certify_row_periods(rows, *, threads=1, checkpoint=None, max_cols=0, progress=False) -> Certificate
+        py::arg("csv") = py::none(), py::arg("output") = py::none(), py::arg("force") = false,
+        R"(certify_row_periods(rows, *, threads=1, checkpoint=None, max_cols=0, progress=False, csv=None, output=None, force=False) -> Certificate
 
 Certified row periods of rows 0..rows-1 (`grundy periods`): the strip is swept column by column
 in O(rows^2) bits until its relative state repeats, which proves g(x + P, y) = g(x, y) + P for
 ever; a second pass gives each row's exact least period and preperiod. threads: threads
 sweeping the strip (0: all cores). max_cols: give up after this many columns (status
 "not_certified"); 0: never. checkpoint: a file the progress is saved to (every 300 s and on
-Ctrl-C); when it exists, the run continues from it. progress: as for table().
+Ctrl-C); when it exists, the run continues from it. progress: as for table(). csv, output: a
+row-periods CSV and an HDF5 file (/analysis/row_periods), written after every checkpoint and
+when the run ends, however it ends (Ctrl-C too): every row, those certified so far with their
+periods, the others undetermined (`grundy periods`). force: overwrite an existing output (a
+run resumed from its checkpoint replaces its own stopped output without it).
 
 The GIL is released; Ctrl-C stops the run (saving the checkpoint) and raises
 KeyboardInterrupt. ValueError for bad arguments, OSError for a checkpoint that cannot be

@@ -4,6 +4,7 @@
 //   cycle_search.cpp     phase 1: Brent's cycle search block by block, and the rows that settle
 //   second_pass.cpp      phase 2: the second sweep when the ring cannot give the preperiods
 //   collect_rows.cpp     each row's exact period, preperiod and block; with ranks, gathered
+//   final_rows.cpp       the rows certified before the whole strip, written as the run goes
 //   rank_balance.cpp     with ranks: the rows cut again as they settle (RankLoad, rebalance)
 //   run_control.cpp      the observer, stops and checkpoints after every block (RunControl)
 //   search_progress.cpp  what the progress printer sees (report, SettleGrowth)
@@ -85,7 +86,7 @@ class Certification {
     // certify.cpp: the run's start and end.
     static StripPart part_of(const std::vector<uint64_t>& starts, RankLink* link);
     void load();
-    PeriodsResult finish();
+    PeriodsResult finish(bool certified);
 
     // cycle_search.cpp: phase 1 until the certificate and, with a ring that P divides, the
     // ring's tail past it. False when the run must return now (not certified within max_cols,
@@ -108,8 +109,16 @@ class Certification {
 
     // collect_rows.cpp
     void collect_rows();
-    void collect_group(uint64_t y0, uint64_t y1, std::vector<uint16_t>& blocks);
+    void read_rows(uint64_t y0, uint64_t y1, uint64_t from, uint64_t length, RowPeriod* out) const;
+    void read_group(uint64_t y0, uint64_t y1, uint64_t from, uint64_t length,
+                    std::vector<uint16_t>& blocks, RowPeriod* out) const;
     void gather_rows();
+
+    // final_rows.cpp: the rows certified before the whole strip is, kept as the run goes
+    bool writes_files() const;
+    uint64_t final_row_count() const;
+    void add_final_rows();
+    std::string write_files(bool certified);
 
     // rank_balance.cpp
     void sweep_block(const StripBlock& b);

@@ -1,11 +1,13 @@
 // The entry points of a certification, the checks of its options, and its start (or resume)
 // and end; the phases are in the files certification.hpp lists.
+#include <algorithm>
 #include <cmath>
 #include <exception>
 #include <filesystem>
 #include <string>
 
 #include "grundy/error.hpp"
+#include "io/periods_h5.hpp"
 #include "strip/certification.hpp"
 #include "strip/checkpoint.hpp"
 #include "strip/rank_link.hpp"
@@ -40,19 +42,40 @@ namespace strip {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// A file's folder must exist: a problem of the file rather than an option out of range (the
+// module raises OSError for it), found now rather than after hours of sweeping.
+void check_folder(const std::string& path, const char* option) {
+    const fs::path p(path);
+    const auto dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+        throw ArgumentError(std::string("{") + option + "} " + ArgumentError::literal(path) +
+                            ": directory " + ArgumentError::literal(dir.string()) +
+                            " does not exist");
+}
+
+// The files a run writes: their folders exist, and an existing HDF5 output is replaced only
+// with force, or by the run that left it stopped (resumed from its checkpoint).
+void check_files(const PeriodsOptions& o) {
+    if (!o.checkpoint.empty()) check_folder(o.checkpoint, "checkpoint");
+    if (!o.csv.empty()) check_folder(o.csv, "csv");
+    if (o.output.empty()) return;
+    check_folder(o.output, "output");
+    std::error_code ec;
+    if (o.force || !fs::exists(o.output, ec)) return;
+    const bool resuming = o.resume && fs::exists(o.checkpoint, ec);
+    if (!resuming || !io::is_stopped_periods_file(o.output))
+        throw ArgumentError("output file " + ArgumentError::literal(o.output) +
+                            " exists (use {force} to overwrite it)");
+}
+
+}  // namespace
+
 PeriodsResult certify_row_periods(const PeriodsOptions& o, const RunHooks& hooks) {
     check_periods_options(o);
-    // A file problem rather than an option out of range (the module raises OSError for it).
-    if (!o.checkpoint.empty()) {
-        const std::filesystem::path path(o.checkpoint);
-        const auto dir =
-            path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
-        std::error_code ec;
-        if (!std::filesystem::is_directory(dir, ec))
-            throw ArgumentError("{checkpoint} " + ArgumentError::literal(o.checkpoint) +
-                                ": directory " + ArgumentError::literal(dir.string()) +
-                                " does not exist");
-    }
+    check_files(o);
     if (!hooks.link) return Certification(o, hooks).run();
     // Before the sweep the ranks agree on every refusal (Certification::load); after it starts, a
     // failure of one rank ends the job, or the others would wait for it for ever.
@@ -94,9 +117,12 @@ Certification::Certification(const PeriodsOptions& o, const RunHooks& hooks)
     result_.state_bits = strip_->state_bits();
     result_.bands = strip_->bands();
     // The strip reports no row below StripBlock::first_reported_row (unrecorded_rows_).
+    // In phase 2 the rows phase 1 certified have no ring (SearchState::rows_in_ring).
     recorder_ = [this](uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g) {
-        record_rows(p_, x, y0, y1, g, record_errors_);
+        const uint64_t from = std::clamp(p_.rows_in_ring(), y0, y1);
+        if (from < y1) record_rows(p_, x, from, y1, g + (from - y0), record_errors_);
     };
+    control_.after_checkpoint([this] { return write_files(false); });
 }
 
 // This process's rows: all of them, or with ranks, its rank's share of the cut `starts`.
@@ -149,8 +175,22 @@ void Certification::load() {
         strip_ = std::make_unique<Strip>(Y_, o_.kernel, o_.threads, 0, part_);
 }
 
-PeriodsResult Certification::finish() {
+// The result, and the run's files: every row once certified, else the rows certified so far.
+PeriodsResult Certification::finish(bool certified) {
     result_.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+    result_.rows_asked = Y_;
+    result_.phase = static_cast<int>(p_.phase);
+    if (!certified) {
+        add_final_rows();
+        result_.rows = p_.final_rows;
+    }
+    const std::string error = write_files(certified);
+    if (!error.empty()) {
+        if (certified) throw Error(error);
+        // Like a checkpoint that cannot be written: the run resumes from its checkpoint.
+        result_.status = PeriodsResult::Status::Interrupted;
+        if (result_.checkpoint_error.empty()) result_.checkpoint_error = error;
+    }
     if (part_.link) {
         result_.ranks = part_.link->ranks();
         result_.rows_moved = part_.link->sum_of(result_.rows_moved);
@@ -164,17 +204,17 @@ PeriodsResult Certification::finish() {
 
 PeriodsResult Certification::run() {
     if (p_.phase == 1) {
-        if (!search_cycle()) return finish();
+        if (!search_cycle()) return finish(false);
         if (p_.ring_len == 0 || p_.ring_len % p_.period != 0) start_second_pass();
     }
     result_.x0 = p_.x0;
     result_.period = p_.period;
-    if (p_.phase == 2 && !second_pass()) return finish();
+    if (p_.phase == 2 && !second_pass()) return finish(false);
     collect_rows();
     result_.second_pass = p_.phase == 2;
     result_.ring_len = p_.ring_len;
     result_.status = PeriodsResult::Status::Certified;
-    return finish();
+    return finish(true);
 }
 
 }  // namespace strip

@@ -17,9 +17,10 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kMagic[8] = {'G', 'R', 'U', 'N', 'D', 'Y', 'P', 'K'};
-// Version 3 added the settled rows, version 4 the rows of a rank's part (rank_link.hpp); a
-// version 2 file reads as one with none settled yet, and 2 and 3 as all rows of one process.
-constexpr uint32_t kVersion = 4;
+// Version 3 added the settled rows, version 4 the rows of a rank's part (rank_link.hpp), version 5
+// phase 2's rows certified in phase 1, which its ring leaves out; a version 2 file reads as one
+// with none settled yet, 2 and 3 as all rows of one process, and 2 to 4 with every row ringed.
+constexpr uint32_t kVersion = 5;
 // The first line of a manifest (checkpoint.hpp).
 constexpr char kManifestMagic[] = "grundy periods checkpoint manifest";
 // Version 2 added each rank's rows (version 1 manifests had a fixed cut, now gone).
@@ -67,19 +68,29 @@ uLong crc_of(uLong c, const char* data, uint64_t n) {
     return c;
 }
 
-// The ring's values in the file: this process's rows of every ring column, whatever room the
-// ring has for other rows (SearchState::ring_first).
+// The ring's values in the file: the rows it holds (SearchState::rows_in_ring) of every ring
+// column, whatever room the ring has for other rows (SearchState::ring_first).
 uint64_t ring_values(const SearchState& p) {
-    return p.ring_len ? (p.end_row - p.first_row) * p.ring_len : 0;
+    return p.ring_len ? (p.end_row - p.rows_in_ring()) * p.ring_len : 0;
+}
+
+// The blocks of the rows phase 1 certified, carried in phase 2 only (search_state.hpp), as 16-bit
+// values (g - x + 2y <= 3y fits, kMaxStripRows): the file's tail, after the ring.
+std::vector<uint16_t> final_blocks(const SearchState& p) {
+    std::vector<uint16_t> values;
+    if (p.phase != 2) return values;
+    for (const RowPeriod& r : p.final_rows)
+        values.insert(values.end(), r.block.begin(), r.block.end());
+    return values;
 }
 
 // Calls write(bytes, n) for the ring's values in file order: straight from the ring when it
 // holds exactly this process's rows, else one piece of whole columns at a time.
 template <class Write>
 void for_each_ring_piece(const SearchState& p, Write&& write) {
-    const uint64_t rows = p.end_row - p.first_row, n = ring_values(p);
+    const uint64_t lo = p.rows_in_ring(), rows = p.end_row - lo, n = ring_values(p);
     if (n == 0) return;
-    if (p.ring_first == p.first_row && p.ring_stride == rows) {
+    if (p.ring_first == lo && p.ring_stride == rows) {
         write(reinterpret_cast<const char*>(p.ring.data()), n * 2);
         return;
     }
@@ -89,15 +100,15 @@ void for_each_ring_piece(const SearchState& p, Write&& write) {
         const uint64_t x1 = std::min(p.ring_len, x0 + columns);
         piece.resize((x1 - x0) * rows);
         for (uint64_t x = x0; x < x1; ++x)
-            std::memcpy(piece.data() + (x - x0) * rows,
-                        p.ring.data() + p.ring_index(x, p.first_row), rows * 2);
+            std::memcpy(piece.data() + (x - x0) * rows, p.ring.data() + p.ring_index(x, lo),
+                        rows * 2);
         write(reinterpret_cast<const char*>(piece.data()), piece.size() * 2);
     }
 }
 
 // File layout: "GRUNDYPK", u32 version, u32 crc32 of the body, u64 rows, u64 body size; the body
 // is the fields below, the ring last (written from its own buffer, never copied).
-std::string encode_head(const SearchState& p) {
+std::string encode_head(const SearchState& p, uint64_t block_values) {
     std::string body;
     put64(body, p.phase);
     put64(body, p.strip.words.empty() ? kNone : p.strip.column);
@@ -116,8 +127,52 @@ std::string encode_head(const SearchState& p) {
     for (const auto& [rows, column] : p.settled_since) put64(body, rows), put64(body, column);
     put64(body, p.first_row);
     put64(body, p.end_row);
+    put64(body, p.unringed_rows);
+    const uint64_t finals = p.phase == 2 ? p.final_rows.size() : 0;
+    put64(body, finals);
+    for (uint64_t y = 0; y < finals; ++y)
+        put64(body, p.final_rows[y].periodicity->preperiod),
+            put64(body, p.final_rows[y].periodicity->period);
+    put64(body, block_values);
     put64(body, ring_values(p));
     return body;
+}
+
+// Phase 2's rows certified in phase 1 (version 5): at most the unringed rows, each with a period,
+// on the process that has them; their blocks' values come after the ring (`block_values`).
+void read_final_rows(Reader& r, SearchState& p, uint64_t rows, uint64_t& block_values,
+                     const std::string& bad) {
+    p.unringed_rows = r.u64();
+    const uint64_t finals = r.u64();
+    if (p.unringed_rows > rows || (p.phase != 2 && p.unringed_rows) ||
+        (finals && finals != p.unringed_rows))
+        throw Error(bad + "is corrupt (certified rows)");
+    uint64_t periods = 0;
+    p.final_rows.resize(finals);
+    for (uint64_t y = 0; y < finals; ++y) {
+        RowPeriod& row = p.final_rows[y];
+        row.row = y;
+        row.certified = true;
+        Periodicity& f = row.periodicity.emplace();
+        f.preperiod = r.u64();
+        f.period = r.u64();
+        if (f.period == 0 || f.period > (uint64_t{1} << 40))
+            throw Error(bad + "is corrupt (certified rows)");
+        periods += f.period;
+    }
+    block_values = r.u64();
+    if (block_values && block_values != periods) throw Error(bad + "is corrupt (certified rows)");
+}
+
+// The blocks' values of the tail into p.final_rows (each row's period of them).
+void set_final_blocks(SearchState& p, const std::vector<uint16_t>& values) {
+    if (values.empty()) return;
+    uint64_t at = 0;
+    for (RowPeriod& row : p.final_rows) {
+        row.block.assign(values.begin() + static_cast<int64_t>(at),
+                         values.begin() + static_cast<int64_t>(at + row.periodicity->period));
+        at += row.periodicity->period;
+    }
 }
 
 // The settled rows, checked as far as the file can say: at most `rows`, growing, in phase 1, with
@@ -142,22 +197,26 @@ void read_settled(Reader& r, SearchState& p, uint64_t rows, const std::string& b
 }  // namespace
 
 void write_checkpoint(const std::string& path, const SearchState& p, uint64_t rows) {
-    const std::string body = encode_head(p);
-    const uint64_t ring_bytes = ring_values(p) * 2;
+    const std::vector<uint16_t> blocks = final_blocks(p);
+    const std::string body = encode_head(p, blocks.size());
+    const uint64_t ring_bytes = ring_values(p) * 2, tail_bytes = blocks.size() * 2;
+    const char* tail = reinterpret_cast<const char*>(blocks.data());
     uLong crc = crc_of(crc32(0, nullptr, 0), body.data(), body.size());
     for_each_ring_piece(p, [&](const char* data, uint64_t n) { crc = crc_of(crc, data, n); });
+    crc = crc_of(crc, tail, tail_bytes);
     const auto checksum = static_cast<uint32_t>(crc);
     std::string header(kMagic, 8);
     const uint32_t version = kVersion;
     header.append(reinterpret_cast<const char*>(&version), 4);
     header.append(reinterpret_cast<const char*>(&checksum), 4);
     put64(header, rows);
-    put64(header, body.size() + ring_bytes);
+    put64(header, body.size() + ring_bytes + tail_bytes);
 
     io::AtomicFile out(path, "checkpoint");
     out.write(header.data(), header.size());
     out.write(body.data(), body.size());
     for_each_ring_piece(p, [&](const char* data, uint64_t n) { out.write(data, n); });
+    if (tail_bytes) out.write(tail, tail_bytes);
     out.commit();
 }
 
@@ -190,7 +249,7 @@ SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t sta
     const uint64_t file_size = fs::file_size(path, ec);
     if (ec || file_size != size + 32) throw Error(bad + "is truncated (corrupt)");
     // Everything but the ring is small: read it, parse it, then read the ring into its buffer.
-    const uint64_t head_max = std::min<uint64_t>(size, 64 + 16 * (state_words + 2 * rows + 8));
+    const uint64_t head_max = std::min<uint64_t>(size, 64 + 16 * (state_words + 3 * rows + 8));
     std::string head(head_max, '\0');
     if (!in.read(head.data(), static_cast<std::streamsize>(head_max)))
         throw Error(bad + "is truncated (corrupt)");
@@ -222,22 +281,33 @@ SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t sta
         throw Error(bad + "holds rows " + std::to_string(p.first_row) + ".." +
                     std::to_string(p.end_row - 1) + ", not " + std::to_string(first_row) + ".." +
                     std::to_string(end_row - 1) + " (corrupt, or of another cut of the rows)");
+    uint64_t block_values = 0;
+    if (version >= 5) read_final_rows(r, p, rows, block_values, bad);
     const uint64_t n = r.u64();
-    if (n != part_rows * p.ring_len || (p.found && p.period == 0) || (p.phase == 2 && !p.found) ||
-        r.at + n * 2 != size)
+    if (n != (end_row - p.rows_in_ring()) * p.ring_len || (p.found && p.period == 0) ||
+        (p.phase == 2 && !p.found) || r.at + n * 2 + block_values * 2 != size)
         throw Error(bad + "is corrupt (sizes)");
     uLong c = crc_of(crc32(0, nullptr, 0), head.data(), r.at);
     p.ring.assign(n);
-    p.ring_first = p.first_row;
-    p.ring_stride = part_rows;
-    // The ring starts inside `head`; the rest follows in the stream.
-    char* ring = reinterpret_cast<char*>(p.ring.data());
-    const uint64_t in_head = head_max - r.at;
-    if (n) std::memcpy(ring, head.data() + r.at, std::min<uint64_t>(in_head, n * 2));
-    if (n * 2 > in_head && !in.read(ring + in_head, static_cast<std::streamsize>(n * 2 - in_head)))
-        throw Error(bad + "is truncated (corrupt)");
-    c = crc_of(c, ring, n * 2);
+    p.ring_first = p.rows_in_ring();
+    p.ring_stride = end_row - p.ring_first;
+    // The ring, then the blocks' values: they start inside `head`; the rest follows in the stream.
+    uint64_t in_head = head_max - r.at;
+    const char* at = head.data() + r.at;
+    const auto read_bytes = [&](char* out, uint64_t bytes) {
+        const uint64_t from_head = std::min(in_head, bytes);
+        if (from_head) std::memcpy(out, at, from_head);
+        at += from_head, in_head -= from_head;
+        if (bytes > from_head &&
+            !in.read(out + from_head, static_cast<std::streamsize>(bytes - from_head)))
+            throw Error(bad + "is truncated (corrupt)");
+        c = crc_of(c, out, bytes);
+    };
+    read_bytes(reinterpret_cast<char*>(p.ring.data()), n * 2);
+    std::vector<uint16_t> blocks(block_values);
+    read_bytes(reinterpret_cast<char*>(blocks.data()), block_values * 2);
     if (static_cast<uint32_t>(c) != checksum) throw Error(bad + "is corrupt (checksum mismatch)");
+    set_final_blocks(p, blocks);
     return p;
 }
 

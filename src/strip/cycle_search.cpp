@@ -33,6 +33,7 @@ bool Certification::search_cycle() {
     resettle();
     for (;;) {
         const uint64_t next = strip_->columns_done();
+        result_.column = next;
         if (!p_.found && o_.max_cols && next >= o_.max_cols) {
             result_.status = PeriodsResult::Status::NotCertified;
             return false;
@@ -52,6 +53,7 @@ bool Certification::search_cycle() {
         uint64_t processed = 0;
         const bool done = walk_block(next, end, comparing, processed);
         result_.columns_swept += processed;
+        result_.column = end;
         check_record(p_, record_errors_);
         if (done) return true;
         // The whole strip repeats from x0 on: every row is settled for the ring's tail.

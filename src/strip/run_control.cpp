@@ -31,6 +31,13 @@ bool RunControl::after_block(SearchState& p, const Strip& strip, PeriodsResult& 
     if (!o_.checkpoint.empty() && (stop || due)) {
         if (!checkpoint(p, strip, result)) return true;
         result.checkpoint_saved = stop;
+        // A stopped run writes its files at its end.
+        const std::string error = !stop && after_checkpoint_ ? after_checkpoint_() : "";
+        if (!error.empty()) {
+            result.status = PeriodsResult::Status::Interrupted;
+            result.checkpoint_error = error;
+            return true;
+        }
     }
     // After the checkpoint: a test that kills the run as soon as a checkpoint appears lands in
     // the observer's sleep, between two blocks.

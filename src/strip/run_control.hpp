@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ class RunControl {
 
     // The part this process resumed from (a run of ranks removes it once a newer one is saved).
     void resumed_from(std::string part) { part_ = std::move(part); }
+    // Called after each checkpoint of a run that goes on, before the observer: writes what goes
+    // with it (the rows certified so far) and returns why it could not, or "" (with ranks: the
+    // same on every rank). A failure stops the run as a checkpoint that cannot be written does.
+    void after_checkpoint(std::function<std::string()> f) { after_checkpoint_ = std::move(f); }
 
     // Called after every block of `columns` columns: a checkpoint on time or on a stop signal
     // (taking the strip's snapshot only then: it costs O(Y^2)), then, unless the run stops, the
@@ -42,6 +47,7 @@ class RunControl {
     const std::vector<uint64_t>& starts_;
     Clock::time_point last_checkpoint_;
     std::string part_;
+    std::function<std::string()> after_checkpoint_;
 };
 
 }  // namespace grundy::strip

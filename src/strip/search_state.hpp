@@ -3,6 +3,7 @@
 // exact preperiods (certify.cpp says how they fit together).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -10,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "grundy/row_period.hpp"
 #include "strip/strip.hpp"
 
 namespace grundy::strip {
@@ -76,21 +78,29 @@ struct SearchState {
     uint64_t ring_index(uint64_t x, uint64_t y) const {
         return (x % ring_len) * ring_stride + (y - ring_first);
     }
+    // The rows the ring holds values of: rows_in_ring()..end_row-1, this process's rows but, in
+    // phase 2, those that phase 1 certified (unringed_rows).
+    uint64_t unringed_rows = 0;
+    uint64_t rows_in_ring() const { return std::min(end_row, std::max(first_row, unringed_rows)); }
     // phase 1: rows 0..settled_rows-1 repeat with settled_period (dividing ring_len) and are no
     // longer swept; settled_since: (rows, column) each time more rows settled, in order.
     uint64_t settled_rows = 0, settled_period = 0;
     std::vector<std::pair<uint64_t, uint64_t>> settled_since;
+    // Rows 0..final_rows.size()-1, certified before the whole strip (final_rows.cpp), on the
+    // process that has them (rank 0 with ranks). Checkpoints carry them in phase 2 only: in
+    // phase 1 the ring gives them again.
+    std::vector<RowPeriod> final_rows;
 };
 
-// A fresh ring of L columns for rows p.first_row..p.end_row-1.
+// A fresh ring of L columns for rows p.rows_in_ring()..p.end_row-1.
 inline void start_ring(SearchState& p, uint64_t L) {
-    const uint64_t rows = p.end_row - p.first_row;
+    const uint64_t rows = p.end_row - p.rows_in_ring();
     p.ring_len = L;
     p.ring.assign(0);
     p.ring.assign(rows * L);
-    p.ring_first = p.first_row;
+    p.ring_first = p.rows_in_ring();
     p.ring_stride = rows;
-    p.last_mismatch.assign(rows, kNone);
+    p.last_mismatch.assign(p.end_row - p.first_row, kNone);
 }
 
 }  // namespace grundy::strip

@@ -1,15 +1,21 @@
 // Phase 2 of a certification: when phase 1's ring cannot give the preperiods (P does not divide
-// its length), a fresh sweep from column 0 to x0 + P with a ring of exactly P.
+// its length), a fresh sweep from column 0 to x0 + P with a ring of exactly P, for the rows that
+// phase 1 did not certify: the others have their results already (final_rows.cpp), and a ring
+// of the longer period over every row would take twice the memory of phase 1's.
 #include <algorithm>
 #include <string>
 
 #include "grundy/error.hpp"
 #include "strip/certification.hpp"
+#include "strip/rank_link.hpp"
 #include "strip/strip_config.hpp"
 
 namespace grundy::strip {
 
 void Certification::start_second_pass() {
+    add_final_rows();  // while the ring of phase 1 holds them
+    uint64_t certified = p_.final_rows.size();
+    if (part_.link) certified = part_.link->max_of(certified);  // rank 0's
     p_.phase = 2;
     // A fresh strip from column 0 without settled rows: the first cut is the balanced one.
     if (part_.link) {
@@ -22,8 +28,9 @@ void Certification::start_second_pass() {
     p_.settled_rows = p_.settled_period = 0;
     p_.settled_since.clear();
     p_.strip.words.clear();
+    p_.unringed_rows = certified;
     const double bytes =
-        static_cast<double>(p_.end_row - p_.first_row) * static_cast<double>(p_.period) * 2.0;
+        static_cast<double>(p_.end_row - p_.rows_in_ring()) * static_cast<double>(p_.period) * 2.0;
     if (bytes > 32.0 * (1ull << 30))
         throw Error("the strip's period " + std::to_string(p_.period) + " needs a ring of " +
                     std::to_string(bytes / (1ull << 30)) +
@@ -47,6 +54,7 @@ bool Certification::second_pass() {
         b.rows_done = recorder_;
         pass.advance_block(b);
         result_.columns_swept += b.columns;
+        result_.column = end;
         check_record(p_, record_errors_);
         // An independent re-check of the certificate on this second sweep (a resumed
         // phase 2 that started past x0 skips it; phase 1 proved it already).

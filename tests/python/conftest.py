@@ -101,3 +101,26 @@ def viridis(level):
     from matplotlib import colormaps
 
     return np.array(colormaps["viridis"](float(level), bytes=True)[:3], dtype=np.int64)
+
+
+def committed_rows(rows=512):
+    """(row, preperiod, period) of the committed certified rows 0..rows-1
+    (jobs/results/row-periods-512.csv), read by the scripts' strict reader."""
+    sys.path.insert(0, str(SCRIPTS))
+    import periods_csv  # noqa: E402
+    found, _ = periods_csv.read_row_periods(str(REPO / "jobs" / "results" / "row-periods-512.csv"))
+    return [(r.row, r.preperiod, r.period) for r in found[:rows]]
+
+
+def certified_prefix(path, rows):
+    """A stopped run's row-periods CSV: every row listed, the certified ones first, each equal
+    to the committed row, the rest undetermined. Returns how many are certified."""
+    sys.path.insert(0, str(SCRIPTS))
+    import periods_csv  # noqa: E402
+    found, _ = periods_csv.read_row_periods(str(path))
+    assert len(found) == rows
+    k = sum(1 for r in found if r.certified)
+    assert all(r.certified for r in found[:k]), "a certified row after one that is not"
+    assert all(r.period is None for r in found[k:])
+    assert [(r.row, r.preperiod, r.period) for r in found[:k]] == committed_rows(k)
+    return k

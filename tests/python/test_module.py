@@ -18,7 +18,7 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import PYTHON, p_positions, reference_table
+from conftest import PYTHON, certified_prefix, committed_rows, p_positions, reference_table
 
 if os.environ.get("GRUNDY_REQUIRE_MODULE") == "1":
     import grundy
@@ -295,6 +295,27 @@ def test_certification_gives_up_after_max_cols_and_checkpoints(tmp_path):
     path = tmp_path / "strip.ckpt"
     first = grundy.certify_row_periods(8, checkpoint=path)
     assert first.certified and [r.period for r in first.rows[:5]] == [1, 3, 3, 6, 12]
+
+
+def test_stopped_certification_keeps_the_settled_rows(tmp_path):
+    # Stopped at max_cols: the rows that settled, certified, in the result and in the files.
+    csv, h5 = tmp_path / "p.csv", tmp_path / "p.h5"
+    cert = grundy.certify_row_periods(160, threads=2, max_cols=250000, csv=csv, output=h5)
+    assert cert.status == "not_certified" and not cert.certified
+    assert (cert.rows_asked, cert.phase, cert.column) == (160, 1, 250000)
+    k = len(cert.rows)
+    assert 30 <= k < 160
+    assert all(r.certified for r in cert.rows)
+    assert [(r.row, r.preperiod, r.period) for r in cert.rows] == committed_rows(k)
+    assert f"{k} of 160 rows certified" in repr(cert)
+    assert certified_prefix(csv, 160) == k
+    with h5py.File(h5, "r") as f:
+        assert f.attrs["complete"] == 0
+        assert f["analysis/row_periods"].attrs["certified_rows"] == k
+    # An existing output is not overwritten without force (no checkpoint to resume from).
+    with pytest.raises(FileExistsError, match="exists"):
+        grundy.certify_row_periods(8, output=h5)
+    assert grundy.certify_row_periods(8, output=h5, force=True).certified
 
 
 # ---- perfect play --------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, certified_prefix
 
 MPI_EXE = os.environ.get("GRUNDY_MPI_EXE") or str(REPO / "build" / "grundy-mpi")
 # OpenMPI refuses to run as root (CI's containers) without these.
@@ -100,7 +100,26 @@ def test_stopped_at_max_cols_says_how_the_ranks_fared(tmp_path):
     m = re.search(r"2 MPI ranks of 1 thread each: .* rank waited for .*: ([0-9.]+), ([0-9.]+)\n",
                   r.stderr)
     assert m, r.stderr
-    assert not (tmp_path / "m.csv").exists()
+    # Every row listed, none settled yet after so few columns.
+    assert certified_prefix(tmp_path / "m.csv", 64) == 0
+
+
+def test_stopped_ranks_keep_the_settled_rows(tmp_path):
+    # Rows settle on rank 0 (rows are cut again as they do): a job stopped at --max-cols writes
+    # them, certified, equal to the committed rows, in the CSV and the HDF5 output.
+    h5py = pytest.importorskip("h5py")
+    csv, h5 = tmp_path / "m.csv", tmp_path / "m.h5"
+    r = subprocess.run(mpirun(2, "--rows", 160, "--max-cols", 250000, "--csv", csv, "-o", h5,
+                              "--no-blocks", "-q"),
+                       env=ENV, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 3, r.stderr
+    k = certified_prefix(csv, 160)
+    assert 30 <= k < 160
+    with h5py.File(h5, "r") as f:
+        assert f.attrs["complete"] == 0 and f.attrs["resumable"] == 1
+        g = f["analysis/row_periods"]
+        assert g.attrs["certified_rows"] == k and g.attrs["column"] == 250000
+        assert g["certified"][()].tolist() == [1] * k + [0] * (160 - k)
 
 
 def test_hdf5_output_is_the_single_process_one(grundy_exe, tmp_path):
@@ -192,11 +211,16 @@ def test_sigkill_of_the_whole_job_resumes(single, tmp_path):
     job, ck = start_slow_job(tmp_path, 2)
     first = manifest_column(ck)
     wait_for(lambda: manifest_column(ck) > first, 60, "a second checkpoint")
-    os.killpg(job.pid, signal.SIGKILL)  # mpirun and every rank at once
-    job.communicate(timeout=60)
-    for pid in rank_pids(job):
+    # mpirun and every rank at once: the ranks have process groups of their own, and found
+    # after mpirun is reaped they are no longer its children.
+    ranks = rank_pids(job)
+    assert len(ranks) == 2, ranks
+    os.killpg(job.pid, signal.SIGKILL)
+    for pid in ranks:
         os.kill(pid, signal.SIGKILL)
-    assert not (tmp_path / "m.csv").exists(), "the job ended before the kill"
+    job.communicate(timeout=60)
+    # The CSV of an earlier checkpoint: the rows certified by then, not all of them.
+    assert certified_prefix(tmp_path / "m.csv", 60) < 60, "the job ended before the kill"
     r = resume(tmp_path, 2)
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "m.csv").read_bytes() == single(60)[0]

@@ -1,0 +1,45 @@
+// The files of a certified run (PeriodsOptions::csv and output): every row asked for, the ones
+// not certified yet undetermined, with what a stopped run had reached.
+#include <string>
+#include <utility>
+
+#include "grundy/periods.hpp"
+
+namespace grundy {
+
+std::vector<RowPeriod> listed_rows(const PeriodsResult& result) {
+    std::vector<RowPeriod> rows = result.rows;
+    for (uint64_t y = rows.size(); y < result.rows_asked; ++y) {
+        RowPeriod r;  // undetermined, not certified
+        r.row = y;
+        rows.push_back(std::move(r));
+    }
+    return rows;
+}
+
+std::vector<std::string> periods_comment(const PeriodsResult& result) {
+    if (result.status == PeriodsResult::Status::Certified) return {};
+    const uint64_t k = result.rows.size(), Y = result.rows_asked;
+    const std::string stopped = result.status == PeriodsResult::Status::NotCertified
+                                    ? "not certified within --max-cols"
+                                    : "stopped";
+    std::vector<std::string> lines = {
+        "grundy periods --rows " + std::to_string(Y) + ": " + stopped + " in phase " +
+            std::to_string(result.phase) + " at column " + std::to_string(result.column),
+        k ? "rows 0.." + std::to_string(k - 1) + " certified (settled: exact for ever)"
+          : "no row certified yet"};
+    if (k < Y)
+        lines.push_back("rows " + std::to_string(k) + ".." + std::to_string(Y - 1) +
+                        " not yet (certified 0, no period); --resume continues the run");
+    return lines;
+}
+
+void write_periods_files(const PeriodsOptions& o, const PeriodsResult& result) {
+    if (!o.csv.empty())
+        write_row_periods_csv(o.csv, listed_rows(result), periods_comment(result),
+                              o.csv_blocks && o.keep_blocks);
+    // The output was checked before the run: this run's own file by now.
+    if (!o.output.empty()) write_periods_hdf5(o.output, result, true);
+}
+
+}  // namespace grundy

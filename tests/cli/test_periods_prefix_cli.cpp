@@ -1,0 +1,167 @@
+// The rows a stopped `grundy periods` run had certified are kept: at --max-cols, on SIGTERM,
+// after SIGKILL (from its last checkpoint), in the CSV, on standard output and in the HDF5
+// output, each certified row equal to the committed result, the others undetermined; the prefix
+// never shrinks from one checkpoint to the next, and --resume replaces the run's own stopped
+// output and finishes it.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "support/cli.hpp"
+#include "support/periods_csv.hpp"
+#include "support/scratch_dir.hpp"
+
+namespace grundy {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace testing;  // tests/support: scratch directories, the CLI, row-periods CSVs
+
+const std::string kCommitted = std::string(GRUNDY_SOURCE_DIR) + "/jobs/results/row-periods-512.csv";
+
+int64_t int_attribute(hid_t object, const char* name) {
+    int64_t v = -1;
+    const hid_t a = H5Aopen(object, name, H5P_DEFAULT);
+    if (a < 0) return -1;
+    H5Aread(a, H5T_NATIVE_INT64, &v);
+    H5Aclose(a);
+    return v;
+}
+
+// The HDF5 output of a stopped run: complete 0, resumable 1, certified_rows and column in
+// /analysis/row_periods, and no certificate.
+void expect_stopped_hdf5(const std::string& path, uint64_t certified, uint64_t column) {
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(f, 0) << path;
+    EXPECT_EQ(int_attribute(f, "complete"), 0);
+    EXPECT_EQ(int_attribute(f, "resumable"), 1);
+    const hid_t g = H5Gopen2(f, "/analysis/row_periods", H5P_DEFAULT);
+    EXPECT_GE(g, 0);
+    EXPECT_EQ(int_attribute(g, "certified_rows"), static_cast<int64_t>(certified));
+    if (column) {
+        EXPECT_EQ(int_attribute(g, "column"), static_cast<int64_t>(column));
+    }
+    EXPECT_EQ(H5Aexists(g, "x0"), 0);
+    std::vector<uint8_t> flags(160);
+    const hid_t d = H5Dopen2(g, "certified", H5P_DEFAULT);
+    EXPECT_GE(d, 0);
+    H5Dread(d, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, flags.data());
+    for (uint64_t y = 0; y < flags.size(); ++y) EXPECT_EQ(flags[y], y < certified) << y;
+    H5Dclose(d);
+    H5Gclose(g);
+    H5Fclose(f);
+}
+
+// Runs stopped at --max-cols at three columns: exit 3, and the rows settled by then, more at
+// each, in the CSV and the HDF5 output, equal to the committed rows.
+TEST(PeriodsPrefixCli, MaxColsKeepsTheSettledRows) {
+    ScratchDir tmp;
+    uint64_t before = 0;
+    for (const char* columns : {"100000", "250000", "500000"}) {
+        const std::string csv = tmp / (std::string(columns) + ".csv");
+        const std::string h5 = tmp / (std::string(columns) + ".h5");
+        ASSERT_EQ(run_grundy({"periods", "--rows", "160", "--max-cols", columns, "--csv", csv,
+                              "--output", h5, "--no-blocks", "-q"},
+                             tmp / "log"),
+                  3)
+            << slurp(tmp / "log");
+        const uint64_t k = expect_certified_prefix(csv, kCommitted, 160);
+        EXPECT_GT(k, before) << columns;
+        EXPECT_LT(k, 160u) << columns;
+        before = k;
+        EXPECT_NE(slurp(csv).find("# grundy periods --rows 160: not certified within --max-cols "
+                                  "in phase 1 at column " +
+                                  std::string(columns) + "\n"),
+                  std::string::npos);
+        expect_stopped_hdf5(h5, k, std::stoull(columns));
+    }
+    // Without --csv the same rows go to standard output, after the comment lines (the output
+    // holds stderr's line first).
+    const RunResult out = run_grundy("periods --rows 160 --max-cols 250000 --no-blocks -q");
+    EXPECT_EQ(out.status, 3);
+    const size_t csv = out.output.find("# grundy periods");
+    ASSERT_NE(csv, std::string::npos) << out.output;
+    EXPECT_EQ(out.output.substr(csv), slurp(tmp / "250000.csv"));
+}
+
+// The rows certified in a CSV (0 while it does not exist).
+uint64_t certified_rows(const std::string& csv) {
+    uint64_t k = 0;
+    for (const std::string& line : csv_rows(csv)) {
+        const std::vector<std::string> f = csv_fields(line);
+        k += f.size() > 4 && f[4] == "1";
+    }
+    return k;
+}
+
+// The arguments of a run of 160 rows that checkpoints several times a second and sleeps 20 ms
+// after each block (Brent's first blocks are short: about 60 of them before column 65536).
+std::vector<std::string> slow_run(const ScratchDir& tmp) {
+    return {
+        "periods", "--rows",          "160",  "--checkpoint", tmp / "ck",    "--checkpoint-every",
+        "0.1",     "--ring-memory",   "2^23", "--csv",        tmp / "p.csv", "--no-blocks",
+        "-q",      "--test-delay-us", "20000"};
+}
+
+// SIGTERM once 30 rows are certified: they are in the CSV and the HDF5 output; --resume, with
+// the same output and without --force, replaces the run's own stopped file and ends certified
+// with every row. Another run may not overwrite that output.
+TEST(PeriodsPrefixCli, SigtermKeepsTheRowsAndResumeFinishesThem) {
+    ScratchDir tmp;
+    const std::string csv = tmp / "p.csv", h5 = tmp / "p.h5";
+    std::vector<std::string> run = slow_run(tmp);
+    run.insert(run.end(), {"--output", h5});
+    const pid_t pid = spawn_grundy(run, tmp / "log");
+    ASSERT_TRUE(wait_for(pid, [&] { return certified_rows(csv) >= 30; })) << slurp(tmp / "log");
+    ASSERT_TRUE(signal_while_running(pid, {SIGTERM})) << "the run ended before SIGTERM";
+    ASSERT_EQ(wait_grundy(pid), 75) << slurp(tmp / "log");
+    const uint64_t k = expect_certified_prefix(csv, kCommitted, 160);
+    EXPECT_GE(k, 30u);
+    EXPECT_LT(k, 160u);
+    expect_stopped_hdf5(h5, k, 0);
+    EXPECT_EQ(run_grundy({"periods", "--rows", "160", "--output", h5, "-q", "--max-cols", "10"},
+                         tmp / "log"),
+              2);
+    std::vector<std::string> resume(run.begin(), run.end());
+    resume.push_back("--resume");
+    ASSERT_EQ(run_grundy(resume, tmp / "log"), 0) << slurp(tmp / "log");
+    EXPECT_EQ(expect_certified_prefix(csv, kCommitted, 160), 160u);
+    EXPECT_EQ(slurp(csv).find('#'), std::string::npos);
+}
+
+// The CSV read after each of its rewrites: the certified rows never fewer than the time before,
+// and always the committed ones; SIGKILL then leaves the last checkpoint's rows.
+TEST(PeriodsPrefixCli, PrefixNeverShrinksAndSurvivesSigkill) {
+    ScratchDir tmp;
+    const std::string csv = tmp / "p.csv";
+    const pid_t pid = spawn_grundy(slow_run(tmp), tmp / "log");
+    uint64_t last = 0;
+    int rewrites = 0;
+    struct timespec seen {};
+    const auto rewritten = [&] {  // a new file renamed over the CSV (read whole, never a part)
+        struct stat st {};
+        if (::stat(csv.c_str(), &st) != 0) return false;
+        if (st.st_mtim.tv_sec == seen.tv_sec && st.st_mtim.tv_nsec == seen.tv_nsec) return false;
+        seen = st.st_mtim;
+        return true;
+    };
+    while (last < 60 && wait_for(pid, rewritten) && still_running(pid)) {
+        const uint64_t k = expect_certified_prefix(csv, kCommitted, 160);
+        EXPECT_GE(k, last) << "after rewrite " << rewrites;
+        last = k;
+        ++rewrites;
+    }
+    EXPECT_GE(last, 60u) << rewrites << " rewrites: " << slurp(tmp / "log");
+    EXPECT_GT(rewrites, 3);
+    ASSERT_TRUE(signal_while_running(pid, {SIGKILL})) << "the run ended before SIGKILL";
+    EXPECT_EQ(wait_grundy(pid), 128 + SIGKILL);
+    EXPECT_GE(expect_certified_prefix(csv, kCommitted, 160), last);
+}
+
+}  // namespace
+}  // namespace grundy

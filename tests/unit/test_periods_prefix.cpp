@@ -1,0 +1,121 @@
+// The rows a stopped certification had certified (certify_row_periods returns them whatever its
+// status): exactly those of a run that finished, blocks included, at every stop; through phase 2
+// too, where they come from phase 1's ring.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "grundy/periods.hpp"
+#include "strip/checkpoint.hpp"
+#include "strip/run_hooks.hpp"
+#include "strip/strip.hpp"
+
+namespace grundy {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Every row of `part` (rows 0..k-1) equal, block included, to the finished run's row.
+void expect_rows_of(const PeriodsResult& part, const PeriodsResult& whole) {
+    ASSERT_LE(part.rows.size(), whole.rows.size());
+    for (uint64_t y = 0; y < part.rows.size(); ++y) {
+        const RowPeriod& r = part.rows[y];
+        EXPECT_EQ(r.row, y);
+        EXPECT_TRUE(r.certified) << y;
+        ASSERT_TRUE(r.periodicity && whole.rows[y].periodicity) << y;
+        EXPECT_EQ(r.periodicity->preperiod, whole.rows[y].periodicity->preperiod) << y;
+        EXPECT_EQ(r.periodicity->period, whole.rows[y].periodicity->period) << y;
+        EXPECT_EQ(r.block, whole.rows[y].block) << y;
+    }
+}
+
+// Stopped at --max-cols at several columns, on 1 and 2 threads: the settled rows, more at each,
+// with their blocks, are the finished run's; and where the run stopped is said.
+TEST(PeriodsPrefix, MaxColsKeepsTheSettledRowsWithTheirBlocks) {
+    PeriodsOptions o;
+    o.rows = 96;
+    o.threads = 2;
+    const PeriodsResult whole = certify_row_periods(o);
+    ASSERT_EQ(whole.status, PeriodsResult::Status::Certified);
+    ASSERT_EQ(whole.rows.size(), 96u);
+    uint64_t before = 0;
+    for (const uint64_t columns : {20000u, 60000u, 150000u}) {
+        for (const int threads : {1, 2}) {
+            o.threads = threads;
+            o.max_cols = columns;
+            const PeriodsResult r = certify_row_periods(o);
+            SCOPED_TRACE(std::to_string(columns) + " columns, " + std::to_string(threads) +
+                         " threads");
+            ASSERT_EQ(r.status, PeriodsResult::Status::NotCertified);
+            EXPECT_EQ(r.rows_asked, 96u);
+            EXPECT_EQ(r.column, columns);
+            EXPECT_EQ(r.phase, 1);
+            EXPECT_GE(r.rows.size(), before);
+            EXPECT_LT(r.rows.size(), 96u);
+            expect_rows_of(r, whole);
+            if (threads == 2) before = r.rows.size();
+        }
+    }
+    EXPECT_GT(before, 30u);
+}
+
+// A ring that the strip's period does not divide: phase 1 certifies and phase 2 sweeps again
+// from column 0. Stopped in phase 2, and resumed there, the rows that phase 1's ring gave stay
+// certified; the finished run has every row, the same as a run whose ring gave them all.
+TEST(PeriodsPrefix, PhaseTwoKeepsThePhaseOneRows) {
+    PeriodsOptions o;
+    o.rows = 96;  // x0 + P past one block of columns: phase 2 has blocks to stop after
+    o.threads = 2;
+    const PeriodsResult whole = certify_row_periods(o);
+    ASSERT_EQ(whole.status, PeriodsResult::Status::Certified);
+    ASSERT_FALSE(whole.second_pass);
+    // A ring of 3 * 2^k columns shorter than the strip's period: 2 bytes per row and column.
+    o.ring_budget_bytes = whole.period / 2 * 2 * o.rows;
+    const fs::path ck = fs::temp_directory_path() / ("grundy_prefix_" + std::to_string(getpid()));
+    fs::remove(ck);
+    o.checkpoint = ck.string();
+    o.checkpoint_every = 1e9;
+    std::atomic<bool> stop{false};
+    PeriodsProgress progress;
+    o.cancel = &stop;
+    o.progress = &progress;
+    strip::RunHooks hooks;
+    hooks.after_block = [&](uint64_t) {
+        if (progress.phase.load() == 2) stop.store(true);
+    };
+    const PeriodsResult stopped = strip::certify_row_periods(o, hooks);
+    ASSERT_EQ(stopped.status, PeriodsResult::Status::Interrupted);
+    EXPECT_EQ(stopped.phase, 2);
+    EXPECT_GT(stopped.rows.size(), 0u);
+    EXPECT_LT(stopped.rows.size(), 96u);
+    expect_rows_of(stopped, whole);
+    // Phase 2's ring holds only the rows phase 1 did not certify, a period of each.
+    const strip::SearchState saved = strip::load_checkpoint(
+        ck.string(), o.rows, strip::Strip(o.rows, MexKernel::Auto).state_words(), 0, o.rows);
+    EXPECT_EQ(saved.phase, 2u);
+    EXPECT_EQ(saved.unringed_rows, stopped.rows.size());
+    EXPECT_EQ(saved.final_rows.size(), stopped.rows.size());
+    EXPECT_EQ(saved.ring_len, whole.period);
+    EXPECT_EQ(saved.ring.size(), (o.rows - stopped.rows.size()) * whole.period);
+    // Resumed in phase 2 and stopped after its first block (the flag already raised): the same
+    // rows, from the checkpoint.
+    o.resume = true;
+    const PeriodsResult again = certify_row_periods(o);
+    ASSERT_EQ(again.status, PeriodsResult::Status::Interrupted);
+    EXPECT_EQ(again.rows.size(), stopped.rows.size());
+    expect_rows_of(again, whole);
+    stop.store(false);
+    const PeriodsResult finished = certify_row_periods(o);
+    fs::remove(ck);
+    ASSERT_EQ(finished.status, PeriodsResult::Status::Certified);
+    EXPECT_TRUE(finished.second_pass);
+    ASSERT_EQ(finished.rows.size(), 96u);
+    expect_rows_of(finished, whole);
+}
+
+}  // namespace
+}  // namespace grundy
