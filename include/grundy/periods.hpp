@@ -93,7 +93,7 @@ void check_periods_options(const PeriodsOptions& options);
 // in a missing directory and for a corrupt or mismatched checkpoint.
 PeriodsResult certify_row_periods(const PeriodsOptions& options);
 
-// /analysis/row_periods in a new HDF5 file (the layout of `grundy analyze`, README, with the
+// /analysis/row_periods in a new HDF5 file (the layout of `grundy analyze`, docs/file-format.md, with the
 // certificate as the group's attributes).
 void write_periods_hdf5(const std::string& path, const PeriodsResult& result, bool force);
 
