@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """scripts/bench_view.py [--size N] [--rounds R] [--tiles T] [--dir D] [--nice K]: the targets of
-`grundy view` (README, "Exploring a table in the browser") on an N x N table (default 32768):
+`grundy view` (docs/viewer.md, "Speed") on an N x N table (default 32768):
 
 1. compute with the pyramid against --no-pyramid, whole runs alternated R times (A B A B ...),
    each ratio from two runs seconds apart; prints every round and the median, of the wall time
@@ -11,8 +11,9 @@
    prints the median and the largest per zoom, of the wall time and of the server's CPU time
    (user + system, all its threads: on a busy machine the wall time is mostly waiting).
 
-Uses build/grundy (or $GRUNDY_EXE). The table and its pyramid are written to D (default /tmp)
-and removed at the end.
+Uses build/grundy (or $GRUNDY_EXE). The table and its pyramid are written to D (default /tmp),
+which is created if it does not exist, and removed at the end. Bad options, a folder that
+cannot be made or a missing program: one line on stderr, exit status 2.
 """
 
 import argparse
@@ -84,9 +85,19 @@ def main():
     ap.add_argument("--nice", type=int, help="run the server at this niceness (root: below 0 "
                     "puts it ahead of a shared machine's other work, as on an idle one)")
     a = ap.parse_args()
+    for name in ("size", "rounds", "tiles"):
+        if getattr(a, name) < 1:
+            ap.exit(2, f"bench_view.py: --{name} must be at least 1, got {getattr(a, name)}\n")
+    try:
+        Path(a.dir).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        ap.exit(2, f"bench_view.py: cannot make the folder {a.dir}: {e.strerror}\n")
     if a.nice is not None:
         NICE[:] = ["nice", "-n", str(a.nice)]
     exe = os.environ.get("GRUNDY_EXE") or str(REPO / "build" / "grundy")
+    if not os.access(exe, os.X_OK):
+        ap.exit(2, f"bench_view.py: no grundy program at {exe} (build it: scripts/run "
+                   "jobs/quickstart.ini, or set GRUNDY_EXE)\n")
     n = a.size
     table = Path(a.dir) / f"bench-view-{n}.h5"
     base = [exe, "compute", "--rows", str(n), "--cols", str(n), "--output", str(table),

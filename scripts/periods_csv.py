@@ -2,7 +2,7 @@
 (oeis_bfiles.py, compare_periods.py): every field checked, the row numbers checked to run
 0, 1, 2, ... without a gap, so that a row's place in the file is its row number.
 
-The CSV contract (README.md, "Row periods"; jobs/results/README.md): comment lines `# ...` may
+The CSV contract (docs/file-format.md, "Row periods"; jobs/results/README.md): comment lines `# ...` may
 come first, then a header line, then one line per row with at least the columns row,
 preperiod, period; a row whose period is not determined has both fields empty. `grundy analyze`
 and `grundy periods` write `row,preperiod,period,periods_observed,certified,block`; the

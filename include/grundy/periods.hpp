@@ -108,10 +108,11 @@ void check_periods_options(const PeriodsOptions& options);
 // in a missing directory and for a corrupt or mismatched checkpoint.
 PeriodsResult certify_row_periods(const PeriodsOptions& options);
 
-// /analysis/row_periods in a new HDF5 file (the layout of `grundy analyze`, README, with the
-// certificate as the group's attributes), written whole (PATH.part, renamed). A stopped run's
-// file lists every row asked for, the ones not certified yet undetermined, and has complete = 0,
-// resumable = 1 and the group's attributes certified_rows and column instead of the certificate.
+// /analysis/row_periods in a new HDF5 file (the layout of `grundy analyze`,
+// docs/file-format.md, with the certificate as the group's attributes), written whole
+// (PATH.part, renamed). A stopped run's file lists every row asked for, the ones not certified
+// yet undetermined, and has complete = 0, resumable = 1 and the group's attributes
+// certified_rows and column instead of the certificate.
 void write_periods_hdf5(const std::string& path, const PeriodsResult& result, bool force);
 
 // The rows of a result as its files list them: rows_asked rows, those not in `rows`

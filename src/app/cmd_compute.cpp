@@ -94,7 +94,7 @@ int run(const po::variables_map& v) {
     if (resume && !has_output) throw Error("--resume needs --output F.h5, the file to continue");
     const double checkpoint = seconds_option(v, "checkpoint-every");
     // GRUNDY_PREALLOCATE=0: no room allocated ahead of the chunks, for file systems whose
-    // fallocate is emulated by writing (README, "Stopping and resuming"); the tests use it to
+    // fallocate is emulated by writing (docs/cli.md, "Stopping and resuming"); the tests use it to
     // make a full disk strike inside HDF5.
     const char* preallocate = std::getenv("GRUNDY_PREALLOCATE");
     const bool allocate_ahead = !(preallocate && std::string(preallocate) == "0");

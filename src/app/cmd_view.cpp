@@ -64,7 +64,7 @@ const CommandRegistrar registrar(
      "period where the file holds /analysis/row_periods). Prints the page's URL and serves\n"
      "until Ctrl-C or SIGTERM (exit status 0). Read-only; the page and Leaflet (Debian's\n"
      "libjs-leaflet) come from the program itself, never from the network. By default only\n"
-     "this machine can connect (127.0.0.1): from elsewhere use an SSH tunnel (README).\n\n"
+     "this machine can connect (127.0.0.1): from elsewhere use an SSH tunnel (docs/viewer.md).\n\n"
      "Memory: the decoded chunks cached, at most --cache-mib MiB (256 by default), plus the\n"
      "zoomed-out views, 16 bytes per block of 16 x 16 cells and a third more for the coarser\n"
      "levels (about 1/48 of the table as uint32: 85 MiB for 32768 x 32768). Those are read from "

@@ -57,15 +57,18 @@ uint64_t estimate_state_bytes(uint64_t rows, uint64_t cols) {
 namespace {
 
 void check_sizes(const EngineOptions& o) {
-    if (o.rows == 0 || o.cols == 0) throw Error("rows and cols must be at least 1");
     // Values reach X + Y - 2 and are stored as 32-bit integers.
     constexpr uint64_t kMaxSide = uint64_t{1} << 31;
-    if (o.rows > kMaxSide || o.cols > kMaxSide)
-        throw Error("rows and cols must be at most 2^31 (values are 32-bit)");
+    if (o.rows == 0 || o.rows > kMaxSide)
+        throw ArgumentError("{rows} must be between 1 and 2^31, got " + std::to_string(o.rows));
+    if (o.cols == 0 || o.cols > kMaxSide)
+        throw ArgumentError("{cols} must be between 1 and 2^31, got " + std::to_string(o.cols));
     if (o.tile != 0 && (o.tile < engine::kMinTile || o.tile > engine::kMaxTile))
-        throw Error("tile must be between " + std::to_string(engine::kMinTile) + " and " +
-                    std::to_string(engine::kMaxTile));
-    if (o.threads < 0) throw Error("threads must be at least 1");
+        throw ArgumentError("{tile} must be between " + std::to_string(engine::kMinTile) + " and " +
+                            std::to_string(engine::kMaxTile) + ", got " + std::to_string(o.tile));
+    if (o.threads < 0)
+        throw ArgumentError("{threads} must be 0 (all cores) or more, got " +
+                            std::to_string(o.threads));
     // The stored tiles are chunks of the stored run's grid; no other grid can be matched.
     if (o.resume && o.tile == 0) throw Error("resuming needs the tile side of the stored run");
 }

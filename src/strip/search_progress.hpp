@@ -19,8 +19,7 @@ void report(PeriodsProgress* progress, int phase, uint64_t column, uint64_t targ
 // certificate's column: a least-squares fit of log x against log m over the sub-strips of at
 // least half the rows seen so far. The growth's exponent drifts with the rows (from 2.8 to 1.4
 // and back up to 1.9 over rows 255..4095), so the last octave says most about the next; two
-// octaves had lagged, ending 14% low on rows 0..4095 (README, "What the project has
-// established").
+// octaves had lagged, ending 14% low on rows 0..4095.
 class SettleGrowth {
   public:
     static constexpr uint64_t kFitSpan = 2;  // fits the sub-strips of >= the latest / this rows

@@ -1,4 +1,4 @@
-// The colourings of `grundy view` (README, "Exploring a table in the browser"): one colour per
+// The colourings of `grundy view` (docs/viewer.md): one colour per
 // cell at full resolution, and one per block of cells when a pixel stands for many, from the
 // block's statistic (BlockStats). The browser test recomputes the same colours from README's
 // formulas, so a change here is a change there.

@@ -6,7 +6,7 @@
 // Built either as `grundy compute` hands its tiles to the file (PyramidSink, a TileSink that
 // passes every tile on), or by `grundy view` from a stored table that has none. Either way it
 // is stored in a file of its own beside the table, TABLE.pyramid (written whole or not at all),
-// so the table's file is never touched. Layout: README, "Exploring a table in the browser".
+// so the table's file is never touched. Layout: docs/viewer.md, "The pyramid".
 #pragma once
 
 #include <cstdint>

@@ -2,11 +2,12 @@
 output against the whole run without (the processes as a user times them), in the table and in
 every alternated round."""
 
+import os
 import re
 import shutil
 import subprocess
 
-from conftest import REPO
+from conftest import PYTHON, REPO
 
 
 def test_bench_reports_whole_run_ratio():
@@ -77,3 +78,30 @@ def test_bench_strip_refuses_bad_numbers():
         assert r.returncode == 2, (args, r.stderr)
         assert len(r.stderr.strip().splitlines()) == 1, r.stderr
         assert r.stdout == ""
+
+
+def test_bench_view_makes_its_folder(tmp_path, grundy_exe):
+    # --dir names a folder that does not exist yet: the script makes it and leaves it empty.
+    d = tmp_path / "new" / "folder"
+    r = subprocess.run([PYTHON, str(REPO / "scripts" / "bench_view.py"), "--size", "64",
+                        "--rounds", "1", "--compute-only", "--dir", str(d)],
+                       capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, GRUNDY_EXE=grundy_exe))
+    assert r.returncode == 0, r.stderr
+    assert "median ratio" in r.stdout, r.stdout
+    assert d.is_dir() and not any(d.iterdir())
+
+
+def test_bench_view_says_in_one_line_what_is_wrong(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    cases = [
+        (["--dir", str(blocker / "sub")], "cannot make the folder"),
+        (["--rounds", "0"], "--rounds must be at least 1"),
+    ]
+    for args, message in cases:
+        r = subprocess.run([PYTHON, str(REPO / "scripts" / "bench_view.py"), *args],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2, (args, r.stderr)
+        assert message in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)

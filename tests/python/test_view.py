@@ -1,10 +1,10 @@
 """grundy view: the HTTP routes (bad requests, load, SIGTERM), the tiles' colours against the
-colourings of README ("Exploring a table in the browser") computed here from the reference
+colourings of docs/viewer.md computed here from the reference
 table, the pyramid written by compute against the one view builds, and a real browser
 (headless Chromium through Selenium): the colours on screen at two zooms, and hovering.
 
 GRUNDY_VIEW_SCREENSHOT=PATH also writes the browser's picture of a larger table there (the
-README's scripts/img/view.png is made so)."""
+scripts/img/view.png, shown in docs/viewer.md, is made so)."""
 
 import colorsys
 import http.client
@@ -26,7 +26,7 @@ from conftest import p_positions, reference_table
 WIDE_ROWS, WIDE_COLS = 64, 4096  # wide enough for the pyramid's levels (4096 = 256 x 16)
 REF_COLS = 320  # the reference by the definition is slow: the table's first columns only
 
-# README's colourings, written again from the text.
+# docs/viewer.md's colourings, written again from the text.
 SCALED = [(68, 1, 84), (59, 82, 139), (33, 145, 140), (94, 201, 98), (253, 231, 37)]
 DIFF = [(0, 0, 4), (81, 18, 124), (183, 55, 121), (252, 137, 97), (252, 253, 191)]
 WHITE, RED = np.array([255, 255, 255]), np.array([200, 30, 30])

@@ -341,8 +341,8 @@ TEST(PeriodsThreads, SettledRowsGiveTheSameCells) {
     }
 }
 
-// Rows 0..255 certified by today's strip (settled rows, threads) are those of the committed
-// 512-row result, computed by the strip without settled rows in an earlier session.
+// Rows 0..255 certified by the strip (settled rows, threads) are those of the committed 512-row
+// result, computed by a strip without settled rows (jobs/results/README.md).
 TEST(PeriodsThreads, Rows256MatchTheCommittedResult) {
     PeriodsOptions o;
     o.rows = 256;
