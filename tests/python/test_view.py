@@ -308,6 +308,13 @@ def test_browser_shows_the_colours_and_the_hovered_cell(grundy_exe, table, refer
                 want = f"x = {x}, y = {y}, g = {reference[y, x]}"
                 WebDriverWait(browser, 10).until(
                     lambda b: want in b.find_element(By.ID, "hover").text)
+            # Once a page had the token, its cookie serves the bare URL (tiles, JSON, hovering);
+            # without a view in the URL the page opens on (g - x + 2y) / 3y.
+            open_view(browser, f"http://127.0.0.1:{s.port}/")
+            assert browser.find_element(By.ID, "colouring").get_attribute("value") == "scaled"
+            tiles = browser.execute_script(
+                "return [...document.querySelectorAll('img.leaflet-tile')].map(t => t.src)")
+            assert tiles and all("/tile/scaled/" in t for t in tiles), tiles
             assert s.stop()[0] == 0
     finally:
         browser.quit()
