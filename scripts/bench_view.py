@@ -26,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import time
+import urllib.parse
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -48,16 +49,20 @@ def start_view(exe, path):
     start = time.monotonic()
     proc = subprocess.Popen([*NICE, exe, "view", str(path), "--port", "0"], stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)
-    url = proc.stdout.readline().strip()
-    port = int(url.rsplit(":", 1)[1].strip("/"))
+    url = urllib.parse.urlsplit(proc.stdout.readline().strip())
+    port = url.port
+    TOKENS[port] = urllib.parse.parse_qs(url.query)["token"][0]
     status, _ = get(port, "/info")
     assert status == 200
     return proc, port, time.monotonic() - start
 
 
+TOKENS = {}  # port: the token its server printed
+
+
 def get(port, path):
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    c.request("GET", path)
+    c.request("GET", path, headers={"Cookie": f"grundy-view-{port}={TOKENS[port]}"})
     r = c.getresponse()
     body = r.read()
     c.close()

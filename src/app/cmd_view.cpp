@@ -21,12 +21,31 @@ void describe(po::options_description& o, std::vector<std::string>& positional) 
         "the address to serve on (127.0.0.1: this machine only)")(
         "cache-mib", po::value<std::string>()->default_value("256"),
         "the decoded chunks kept in memory, at most this many MiB")(
-        "allow-incomplete", po::bool_switch(), "show a file whose 'complete' is not 1");
+        "allow-incomplete", po::bool_switch(), "show a file whose 'complete' is not 1")(
+        "token", po::value<std::string>(),
+        "the token the page asks for (by default a random one, printed in the URL)")(
+        "no-token", po::bool_switch(),
+        "ask for no token: anyone who can connect to the port can read the table");
     positional = {"file"};
 }
 
 void say(const std::string& line) {
     std::cerr << "grundy view: " << line << std::endl;
+}
+
+view::AccessToken access_token(const po::variables_map& v) {
+    if (v["no-token"].as<bool>()) {
+        if (v.count("token")) throw Error("--token and --no-token exclude each other");
+        return view::AccessToken::none();
+    }
+    if (v.count("token")) return view::AccessToken::chosen(v["token"].as<std::string>());
+    return view::AccessToken::random();
+}
+
+std::string page_url(const std::string& bind, int port, const view::AccessToken& token) {
+    const std::string host = bind == "0.0.0.0" ? "localhost" : bind;
+    return "http://" + (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
+           std::to_string(port) + "/" + (token.required() ? "?token=" + token.text() : "");
 }
 
 int run(const po::variables_map& v) {
@@ -35,18 +54,20 @@ int run(const po::variables_map& v) {
     view::SourceOptions options;
     options.allow_incomplete = v["allow-incomplete"].as<bool>();
     options.cache_bytes = count_option(v, "cache-mib", 1, uint64_t{1} << 20) << 20;
+    view::ServerOptions server;
+    server.token = access_token(v);
     const std::atomic<bool>& stop = install_stop_handlers();
     const view::LeafletFiles leaflet = view::load_leaflet();
     view::TableSource source(path, options, say);
     if (stop.load()) return 0;
-    view::ServerOptions server;
     server.bind = v["bind"].as<std::string>();
     server.port = port;
     server.title = std::filesystem::path(path).filename().string();
     view::serve(source, leaflet, server, stop, [&](int bound) {
-        const std::string host = server.bind == "0.0.0.0" ? "localhost" : server.bind;
-        std::cout << "http://" << (host.find(':') != std::string::npos ? "[" + host + "]" : host)
-                  << ":" << bound << "/" << std::endl;
+        std::cout << page_url(server.bind, bound, server.token) << std::endl;
+        if (!server.token.required())
+            say("--no-token: anyone who can connect to port " + std::to_string(bound) +
+                " can read this table");
         std::cerr << "grundy view: " << source.rows() << " x " << source.cols()
                   << " table; zoomed-out views from "
                   << (source.pyramid_origin().empty() ? "the cells" : source.pyramid_origin())
@@ -57,14 +78,18 @@ int run(const po::variables_map& v) {
 
 const CommandRegistrar registrar(
     {"view", "explore a stored table in a web browser (a local web server)",
-     "F.h5 [--port N] [--bind ADDR] [--cache-mib M] [--allow-incomplete]",
+     "F.h5 [--port N] [--bind ADDR] [--cache-mib M] [--allow-incomplete] [--token T | "
+     "--no-token]",
      "Serves a web page that shows the table of F.h5 as a map, from the whole table down to\n"
-     "single cells with their values written in them, coloured by g mod k, by g - x + 2y over\n"
-     "3y, by x + y - g, or with the P-positions marked; hovering shows x, y and g (and the row's\n"
-     "period where the file holds /analysis/row_periods). Prints the page's URL and serves\n"
-     "until Ctrl-C or SIGTERM (exit status 0). Read-only; the page and Leaflet (Debian's\n"
-     "libjs-leaflet) come from the program itself, never from the network. By default only\n"
-     "this machine can connect (127.0.0.1): from elsewhere use an SSH tunnel (docs/viewer.md).\n\n"
+     "single cells with their values written in them, coloured by g - x + 2y over 3y (at\n"
+     "first), by g mod k, by x + y - g, or with the P-positions marked; hovering shows x, y\n"
+     "and g (and the row's period where the file holds /analysis/row_periods). Prints the\n"
+     "page's URL and serves until Ctrl-C or SIGTERM (exit status 0). Read-only; the page and\n"
+     "Leaflet (Debian's libjs-leaflet) come from the program itself, never from the network.\n"
+     "By default only this machine can connect (127.0.0.1): from elsewhere use an SSH tunnel\n"
+     "(docs/viewer.md). Every user of the machine can connect to 127.0.0.1, so the page asks for a\n"
+     "token: a random one (192 bits) in the printed URL, or --token T (16 characters at\n"
+     "least); after the first page a cookie carries it. Without it, the answer is 403.\n\n"
      "Memory: the decoded chunks cached, at most --cache-mib MiB (256 by default), plus the\n"
      "zoomed-out views, 16 bytes per block of 16 x 16 cells and a third more for the coarser\n"
      "levels (about 1/48 of the table as uint32: 85 MiB for 32768 x 32768). Those are read from "
@@ -72,7 +97,7 @@ const CommandRegistrar registrar(
      "by grundy compute; a table without one gets it built on first open (one read of the\n"
      "table) and saved beside it when the folder is writable.\n"
      "Exit status: 0 stopped by a signal, 2 a missing file, not a table, an incomplete one\n"
-     "without --allow-incomplete, or a port in use.",
+     "without --allow-incomplete, a port in use (by any program), or a bad --token.",
      45, describe, run});
 
 }  // namespace

@@ -34,7 +34,7 @@ struct BlockStats {
 };
 
 struct Palette {
-    Colouring colouring = Colouring::Mod;
+    Colouring colouring = Colouring::Scaled;
     uint32_t k = 5;       // g mod k, 2..64
     double diff_max = 1;  // 3 (min(rows, cols) - 1): where the log scale of x + y - g ends
     Rgb cell(uint64_t x, uint64_t y, uint32_t g) const;

@@ -6,7 +6,8 @@
 //   /tile/C/Z/X/Y.png?k=K&up=U         a tile: colouring C, zoom Z, tile X, Y (integers)
 //   /value?x=X&y=Y                    one cell, and its row's period (JSON)
 //   /periods                          every row's preperiod and period (JSON)
-// Anything else, or numbers out of range, is answered 4xx.
+// Anything else, or numbers out of range, is answered 4xx. Every route asks for the token
+// (view/access_token.hpp) unless the options say none; without it the answer is 403.
 #pragma once
 
 #include <atomic>
@@ -15,6 +16,7 @@
 #include <map>
 #include <string>
 
+#include "view/access_token.hpp"
 #include "view/table_source.hpp"
 
 namespace grundy::view {
@@ -31,10 +33,12 @@ struct ServerOptions {
     std::string bind = "127.0.0.1";
     int port = 8080;  // 0: any free port
     std::string title;
+    AccessToken token = AccessToken::none();
 };
 
 // Serves until `stop` becomes true (polled every 50 ms). `listening` is called with the port
-// once the socket is bound. Throws grundy::Error when the address cannot be bound.
+// once the socket is bound. Throws grundy::Error when the address cannot be bound (a port in
+// use by any program included: the port is never shared).
 void serve(TableSource& source, const LeafletFiles& leaflet, const ServerOptions& options,
            const std::atomic<bool>& stop, const std::function<void(int port)>& listening);
 

@@ -22,7 +22,7 @@ namespace grundy::view {
 inline constexpr int kMaxZoom = 6;
 
 struct TileRequest {
-    Colouring colouring = Colouring::Mod;
+    Colouring colouring = Colouring::Scaled;
     uint32_t k = 5;
     int zoom = 0;     // 2^zoom pixels per cell; below 0, 2^-zoom cells per pixel
     int64_t tx = 0;   // the tile's column, counted from x = 0

@@ -7,7 +7,7 @@
 (async function () {
   const info = await (await fetch('info')).json();
   const $ = (id) => document.getElementById(id);
-  const state = { colouring: 'mod', k: 5, topLeft: false, preperiods: false };
+  const state = { colouring: 'scaled', k: 5, topLeft: false, preperiods: false };
   let view = null;  // [x, y, zoom] from the URL
   readHash();
 
