@@ -20,8 +20,9 @@ class RunControl {
     // `starts`: with ranks, each rank's rows as they are at each checkpoint (kept by the caller).
     RunControl(const PeriodsOptions& o, const RunHooks& hooks, const std::vector<uint64_t>& starts);
 
-    // The part this process resumed from (a run of ranks removes it once a newer one is saved).
-    void resumed_from(std::string part) { part_ = std::move(part); }
+    // The part this process resumed from, at `column` (a run of ranks removes it once a newer
+    // one is saved). Rank 0 removes what an interrupted save left beside the manifest.
+    void resumed_from(std::string part, uint64_t column);
 
     // Called after every block of `columns` columns: a checkpoint on time or on a stop signal
     // (taking the strip's snapshot only then: it costs O(Y^2)), then, unless the run stops, the
