@@ -63,7 +63,10 @@ void describe(po::options_description& o, std::vector<std::string>&) {
         ("progress", po::bool_switch(), "show progress on stderr even when it is not a terminal")
         ("quiet,q", po::bool_switch(), "no progress and no summary")
         ("test-delay-us", po::value<std::string>(),
-         "testing aid: sleep this many microseconds after every block of columns");
+         "testing aid: sleep this many microseconds after every block of columns")
+        ("test-save-delay-us", po::value<std::string>(),
+         "testing aid: sleep this many microseconds in every checkpoint save, its bytes "
+         "written but not yet in place");
     // clang-format on
 }
 
@@ -152,6 +155,13 @@ int run(const po::variables_map& v) {
     strip::RunHooks hooks;
     hooks.link = rank_link();
     if (v.count("test-delay-us")) hooks.after_block = test_delay(v, *o.cancel);
+    if (v.count("test-save-delay-us")) {
+        // A save held half done, so that a test can kill the run there (the earlier checkpoint
+        // must survive).
+        const auto us =
+            std::chrono::microseconds(count_option(v, "test-save-delay-us", 0, 60000000));
+        hooks.before_commit = [us] { std::this_thread::sleep_for(us); };
+    }
     const bool writer = !hooks.link || hooks.link->rank() == 0;
     PeriodsProgress progress;
     if (writer) o.progress = &progress;

@@ -163,7 +163,7 @@ void Certification::load() {
         p_ = load_checkpoint(part, Y_, words, part_.lo, part_.hi);
         if (p_.strip.column + 1 != m.column && !(p_.strip.words.empty() && m.column == 0))
             throw Error("checkpoint part " + part + " is not at the manifest's column");
-        control_.resumed_from(part);
+        control_.resumed_from(part, m.column);
     } catch (const Error& e) {
         error = e.what();
         own = std::current_exception();

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <string_view>
 
 #include "grundy/error.hpp"
 #include "io/atomic_file.hpp"
@@ -58,6 +59,25 @@ struct Reader {
         return w;
     }
 };
+
+// True if `s` is one or more decimal digits.
+bool all_digits(std::string_view s) {
+    return !s.empty() &&
+           std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The column of a part named NAME.rankR.COLUMN, given `rest`, what follows NAME; kNone for any
+// other name.
+uint64_t part_column(std::string_view rest) {
+    constexpr std::string_view rank = ".rank";
+    if (rest.substr(0, rank.size()) != rank) return kNone;
+    rest.remove_prefix(rank.size());
+    const size_t dot = rest.find('.');
+    if (dot == std::string_view::npos || !all_digits(rest.substr(0, dot)) ||
+        !all_digits(rest.substr(dot + 1)) || rest.size() - dot > 20)  // at most 19 digits
+        return kNone;
+    return std::stoull(std::string(rest.substr(dot + 1)));
+}
 
 uLong crc_of(uLong c, const char* data, uint64_t n) {
     // In pieces: uInt may be 32 bits and the ring can exceed 4 GiB.
@@ -196,7 +216,8 @@ void read_settled(Reader& r, SearchState& p, uint64_t rows, const std::string& b
 
 }  // namespace
 
-void write_checkpoint(const std::string& path, const SearchState& p, uint64_t rows) {
+void write_checkpoint(const std::string& path, const SearchState& p, uint64_t rows,
+                      const std::function<void()>& before_commit) {
     const std::vector<uint16_t> blocks = final_blocks(p);
     const std::string body = encode_head(p, blocks.size());
     const uint64_t ring_bytes = ring_values(p) * 2, tail_bytes = blocks.size() * 2;
@@ -217,6 +238,7 @@ void write_checkpoint(const std::string& path, const SearchState& p, uint64_t ro
     out.write(body.data(), body.size());
     for_each_ring_piece(p, [&](const char* data, uint64_t n) { out.write(data, n); });
     if (tail_bytes) out.write(tail, tail_bytes);
+    if (before_commit) before_commit();
     out.commit();
 }
 
@@ -328,6 +350,31 @@ bool is_manifest(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     std::string line;
     return in && std::getline(in, line) && line.rfind(kManifestMagic, 0) == 0;
+}
+
+uint64_t remove_stray_parts(const std::string& manifest, uint64_t column) {
+    const fs::path path(manifest);
+    const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+    const std::string name = path.filename().string();
+    std::vector<fs::path> strays;
+    std::error_code ec;
+    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string file = it->path().filename().string();
+        if (file.size() <= name.size() || file.compare(0, name.size(), name) != 0) continue;
+        const std::string_view rest = std::string_view(file).substr(name.size());
+        constexpr std::string_view tmp = ".tmp";
+        const bool unfinished =
+            rest.size() >= tmp.size() && rest.substr(rest.size() - tmp.size()) == tmp;
+        const uint64_t part =
+            part_column(unfinished ? rest.substr(0, rest.size() - tmp.size()) : rest);
+        // NAME.tmp: a manifest never put in place; NAME.rankR.COLUMN.tmp: a part never put in
+        // place; NAME.rankR.COLUMN: a part of a save that no manifest names.
+        if (unfinished ? rest == tmp || part != kNone : part != kNone && part != column)
+            strays.push_back(it->path());
+    }
+    uint64_t removed = 0;
+    for (const fs::path& stray : strays) removed += fs::remove(stray, ec) ? 1 : 0;
+    return removed;
 }
 
 Manifest read_manifest(const std::string& path) {

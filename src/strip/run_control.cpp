@@ -15,6 +15,11 @@ RunControl::RunControl(const PeriodsOptions& o, const RunHooks& hooks,
                        const std::vector<uint64_t>& starts)
     : o_(o), hooks_(hooks), starts_(starts), last_checkpoint_(Clock::now()) {}
 
+void RunControl::resumed_from(std::string part, uint64_t column) {
+    part_ = std::move(part);
+    if (hooks_.link->rank() == 0) remove_stray_parts(o_.checkpoint, column);
+}
+
 bool RunControl::after_block(SearchState& p, const Strip& strip, PeriodsResult& result,
                              uint64_t columns) {
     bool stop = o_.cancel && o_.cancel->load(std::memory_order_relaxed);
@@ -63,7 +68,7 @@ std::string RunControl::save(const SearchState& p, uint64_t column) {
     RankLink* link = hooks_.link;
     if (!link) {
         try {
-            write_checkpoint(o_.checkpoint, p, o_.rows);
+            write_checkpoint(o_.checkpoint, p, o_.rows, hooks_.before_commit);
         } catch (const Error& e) {
             return e.what();
         }
@@ -72,7 +77,7 @@ std::string RunControl::save(const SearchState& p, uint64_t column) {
     const std::string part = rank_part_path(o_.checkpoint, link->rank(), column);
     std::string error;
     try {
-        write_checkpoint(part, p, o_.rows);
+        write_checkpoint(part, p, o_.rows, hooks_.before_commit);
     } catch (const Error& e) {
         error = e.what();
     }
@@ -93,6 +98,8 @@ std::string RunControl::save(const SearchState& p, uint64_t column) {
     }
     if (!part_.empty() && part_ != part) fs::remove(part_, ec);
     part_ = part;
+    // Parts and .tmp files of a save that an earlier run never committed (killed while writing).
+    if (link->rank() == 0) remove_stray_parts(o_.checkpoint, column);
     return "";
 }
 

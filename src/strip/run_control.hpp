@@ -21,8 +21,9 @@ class RunControl {
     // `starts`: with ranks, each rank's rows as they are at each checkpoint (kept by the caller).
     RunControl(const PeriodsOptions& o, const RunHooks& hooks, const std::vector<uint64_t>& starts);
 
-    // The part this process resumed from (a run of ranks removes it once a newer one is saved).
-    void resumed_from(std::string part) { part_ = std::move(part); }
+    // The part this process resumed from, at `column` (a run of ranks removes it once a newer
+    // one is saved). Rank 0 removes what an interrupted save left beside the manifest.
+    void resumed_from(std::string part, uint64_t column);
     // Called after each checkpoint of a run that goes on, before the observer: writes what goes
     // with it (the rows certified so far) and returns why it could not, or "" (with ranks: the
     // same on every rank). A failure stops the run as a checkpoint that cannot be written does.

@@ -22,6 +22,10 @@ struct RunHooks {
     // CLI's hidden --test-delay-us sleeps in it so that tests can stop a run between two blocks;
     // a unit test may raise the cancel flag from it (the run then stops after the next block).
     std::function<void(uint64_t columns)> after_block;
+    // Called by each process once its checkpoint (or its rank's part) is written to PATH.tmp,
+    // before it replaces PATH: the CLI's hidden --test-save-delay-us sleeps in it so that tests
+    // can kill a run while a save is half done.
+    std::function<void()> before_commit;
 };
 
 // certify_row_periods with hooks. Throws grundy::Error like it.

@@ -226,6 +226,84 @@ def test_sigkill_of_the_whole_job_resumes(single, tmp_path):
     assert (tmp_path / "m.csv").read_bytes() == single(60)[0]
 
 
+# mpirun (OpenMPI 4.1) on SIGTERM sends its ranks SIGCONT, waits odls_base_sigkill_timeout
+# seconds (default 1), sends SIGTERM, waits as long again and sends SIGKILL: that second wait is
+# all the ranks have to save. README ("Signals and failures") sets it; so do these tests.
+GRACE = 6
+
+
+def committed_rows(rows):
+    """(row, preperiod, period, certified) of rows 0..rows-1 from the committed 512-row run: a
+    row's periods are the table's, whatever the strip's height."""
+    lines = (REPO / "jobs" / "results" / "row-periods-512.csv").read_text().splitlines()
+    return [tuple(line.split(",")[:4]) for line in lines[1:rows + 1]]
+
+
+def csv_rows(csv):
+    lines = csv.read_text().splitlines()
+    assert lines[0].startswith("row,preperiod,period,"), lines[0]
+    header = lines[0].split(",")
+    at = [header.index(k) for k in ("row", "preperiod", "period", "certified")]
+    return [tuple(line.split(",")[i] for i in at) for line in lines[1:]]
+
+
+def checkpoint_files(tmp_path):
+    return sorted(p.name for p in tmp_path.glob("ck*"))
+
+
+def test_sigterm_to_mpirun_keeps_a_consistent_checkpoint(tmp_path):
+    """SIGTERM to mpirun, the way a user stops a job started by hand: with mpirun's grace set,
+    the ranks save one consistent checkpoint (a ring of 100 MB, every save held 2 s more, twice
+    mpirun's default grace) and --resume finishes with the committed rows."""
+    rows, ck = 256, tmp_path / "ck"
+    job = subprocess.Popen(mpirun(2, "--rows", rows, "--csv", tmp_path / "m.csv", "--checkpoint",
+                                  ck, "--test-save-delay-us", 2000000),
+                           env=dict(ENV, OMPI_MCA_odls_base_sigkill_timeout=str(GRACE)),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           start_new_session=True)
+    wait_for(lambda: len(rank_pids(job)) == 2, 30, "two ranks")
+    time.sleep(1)  # mpirun passes the signal on GRACE seconds later: mid-run
+    job.send_signal(signal.SIGTERM)
+    _, err = job.communicate(timeout=60 + 2 * GRACE)
+    assert "checkpoint saved to" in err, err
+    assert not (tmp_path / "m.csv").exists(), "the job ended before the signal"
+    column = manifest_column(ck)
+    assert column > 0
+    assert checkpoint_files(tmp_path) == ["ck", f"ck.rank0.{column}", f"ck.rank1.{column}"]
+    r = resume(tmp_path, 2, rows)
+    assert r.returncode == 0, r.stderr
+    assert "(this part, resumed)" in r.stderr
+    assert csv_rows(tmp_path / "m.csv") == committed_rows(rows)
+
+
+def test_save_killed_midway_leaves_the_older_checkpoint(tmp_path):
+    """Every rank killed while the parts of a save are still PATH.tmp files: the older manifest
+    and its parts are intact, --resume continues from them and finishes with the committed rows,
+    and removes what the interrupted save left."""
+    rows, ck = 200, tmp_path / "ck"
+    job = subprocess.Popen(mpirun(2, "--rows", rows, "--csv", tmp_path / "m.csv", "--checkpoint",
+                                  ck, "--checkpoint-every", "0.2", "--test-save-delay-us",
+                                  1000000),
+                           env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           start_new_session=True)
+    wait_for(lambda: ck.exists(), 60, "a first checkpoint")
+    first = manifest_column(ck)
+    wait_for(lambda: sum(n.startswith(f"ck.rank{r}.") and n.endswith(".tmp")
+                         for n in checkpoint_files(tmp_path) for r in (0, 1)) == 2,
+             60, "the next save's parts, both half written")
+    os.killpg(job.pid, signal.SIGKILL)  # mpirun and every rank, in the middle of the save
+    job.communicate(timeout=60)
+    assert manifest_column(ck) == first, "the manifest of the interrupted save was written"
+    left = checkpoint_files(tmp_path)
+    assert f"ck.rank0.{first}" in left and f"ck.rank1.{first}" in left, left
+    assert any(n.endswith(".tmp") and n != "ck.tmp" for n in left), left
+    r = resume(tmp_path, 2, rows)
+    assert r.returncode == 0, r.stderr
+    assert "(this part, resumed)" in r.stderr
+    assert csv_rows(tmp_path / "m.csv") == committed_rows(rows)
+    assert checkpoint_files(tmp_path) == ["ck", f"ck.rank0.{first}", f"ck.rank1.{first}"]
+
+
 def test_resume_with_other_ranks_is_refused(tmp_path):
     job, ck = start_slow_job(tmp_path, 3)
     os.killpg(job.pid, signal.SIGKILL)
