@@ -19,9 +19,12 @@ void describe(po::options_description& o, std::vector<std::string>& positional) 
         "the port to serve on (0: any free port)")(
         "bind", po::value<std::string>()->default_value("127.0.0.1"),
         "the address to serve on (127.0.0.1: this machine only)")(
-        "cache-mib", po::value<std::string>()->default_value("256"),
-        "the decoded chunks kept in memory, at most this many MiB")(
+        "cache", po::value<std::string>(),
+        "the decoded chunks kept in memory, at most this many bytes (default 256MiB; 8e9, 8G, "
+        "8GiB, 2^33)")("cache-mib", po::value<std::string>(),
+                       "the same in MiB (the older spelling of --cache)")(
         "allow-incomplete", po::bool_switch(), "show a file whose 'complete' is not 1");
+    add_max_memory_option(o);
     positional = {"file"};
 }
 
@@ -34,7 +37,12 @@ int run(const po::variables_map& v) {
     const int port = static_cast<int>(count_option(v, "port", 0, 65535));
     view::SourceOptions options;
     options.allow_incomplete = v["allow-incomplete"].as<bool>();
-    options.cache_bytes = count_option(v, "cache-mib", 1, uint64_t{1} << 20) << 20;
+    if (v.count("cache") && v.count("cache-mib"))
+        throw Error("give --cache or --cache-mib, not both");
+    if (v.count("cache")) options.cache_bytes = size_option(v, "cache", 1 << 20, uint64_t{1} << 40);
+    if (v.count("cache-mib"))
+        options.cache_bytes = count_option(v, "cache-mib", 1, uint64_t{1} << 20) << 20;
+    options.budget = budget_option(v);
     const std::atomic<bool>& stop = install_stop_handlers();
     const view::LeafletFiles leaflet = view::load_leaflet();
     view::TableSource source(path, options, say);
@@ -57,7 +65,7 @@ int run(const po::variables_map& v) {
 
 const CommandRegistrar registrar(
     {"view", "explore a stored table in a web browser (a local web server)",
-     "F.h5 [--port N] [--bind ADDR] [--cache-mib M] [--allow-incomplete]",
+     "F.h5 [--port N] [--bind ADDR] [--cache SIZE] [--max-memory SIZE] [--allow-incomplete]",
      "Serves a web page that shows the table of F.h5 as a map, from the whole table down to\n"
      "single cells with their values written in them, coloured by g mod k, by g - x + 2y over\n"
      "3y, by x + y - g, or with the P-positions marked; hovering shows x, y and g (and the row's\n"
@@ -65,12 +73,14 @@ const CommandRegistrar registrar(
      "until Ctrl-C or SIGTERM (exit status 0). Read-only; the page and Leaflet (Debian's\n"
      "libjs-leaflet) come from the program itself, never from the network. By default only\n"
      "this machine can connect (127.0.0.1): from elsewhere use an SSH tunnel (README).\n\n"
-     "Memory: the decoded chunks cached, at most --cache-mib MiB (256 by default), plus the\n"
+     "Memory: the decoded chunks cached, at most --cache bytes (256MiB by default), plus the\n"
      "zoomed-out views, 16 bytes per block of 16 x 16 cells and a third more for the coarser\n"
      "levels (about 1/48 of the table as uint32: 85 MiB for 32768 x 32768). Those are read from "
      "F.h5.pyramid, written\n"
      "by grundy compute; a table without one gets it built on first open (one read of the\n"
-     "table) and saved beside it when the folder is writable.\n"
+     "table) and saved beside it when the folder is writable. A cache and pyramid that do not\n"
+     "fit in the memory budget (--max-memory, else the least of physical memory, the cgroup\n"
+     "limit and RLIMIT_AS) are refused up front (exit status 2).\n"
      "Exit status: 0 stopped by a signal, 2 a missing file, not a table, an incomplete one\n"
      "without --allow-incomplete, or a port in use.",
      45, describe, run});

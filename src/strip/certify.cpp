@@ -6,9 +6,11 @@
 #include <string>
 
 #include "grundy/error.hpp"
+#include "grundy/memory.hpp"
 #include "strip/certification.hpp"
 #include "strip/checkpoint.hpp"
 #include "strip/rank_link.hpp"
+#include "strip/row_records.hpp"
 
 namespace grundy {
 
@@ -32,6 +34,20 @@ void check_periods_options(const PeriodsOptions& o) {
                             " mex kernel ({kernel})");
 }
 
+void check_periods_memory(const PeriodsOptions& o) {
+    // The ring as phase 1 sizes it (every rank may come to hold all of it: rank 0 keeps the
+    // settled rows), the strip's windows, saved state and settled rows' tables (a few bytes per
+    // row squared: 4096 rows, a few tens of MB), and the program itself.
+    const uint64_t Y = o.rows;
+    const uint64_t ring = strip::speculative_ring(Y, o.ring_budget_bytes) * Y * 2;
+    const uint64_t needed = ring + 8 * Y * Y + (uint64_t{48} << 20);
+    const MemoryBudget budget = memory_budget(o.max_memory);
+    require_memory(needed, budget,
+                   "a strip of " + std::to_string(Y) + " rows with a ring of " +
+                       format_bytes(static_cast<double>(ring)),
+                   ring ? " (a smaller {ring_memory} trades memory for a second pass)" : "");
+}
+
 PeriodsResult certify_row_periods(const PeriodsOptions& o) {
     return strip::certify_row_periods(o, strip::RunHooks{});
 }
@@ -42,6 +58,7 @@ namespace fs = std::filesystem;
 
 PeriodsResult certify_row_periods(const PeriodsOptions& o, const RunHooks& hooks) {
     check_periods_options(o);
+    check_periods_memory(o);
     // A file problem rather than an option out of range (the module raises OSError for it).
     if (!o.checkpoint.empty()) {
         const std::filesystem::path path(o.checkpoint);
