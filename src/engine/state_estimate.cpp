@@ -28,8 +28,9 @@ constexpr uint64_t kMostSetsCounted = uint64_t{1} << 15;
 // the estimate is 1.1 to 1.4 times the peak; 32768^2: 1.06).
 constexpr double kWindowGrowth = 1.35;
 // Without symmetric mode (a table taller than wide, or whose edge tiles are not mirrors) the
-// front was measured more ragged: 16384 x 4096 peaked at 0.98 of the estimate without this.
-constexpr double kAsymmetricFront = 1.1;
+// front is more ragged, and more so on a loaded machine: 16384 x 4096 peaked at 0.98 of the
+// estimate without this, 8192 x 2048 at 1.15 with 1.1 while other tests ran beside it.
+constexpr double kAsymmetricFront = 1.5;
 // The program itself: code, libraries, HDF5's and OpenMP's own memory, the window allocator's
 // partly used slabs. Peak RSS less the windows and tile buffers was 17-32 MiB from 2048^2 to
 // 16384^2 (2 threads, --no-output).

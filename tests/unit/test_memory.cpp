@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -167,8 +168,10 @@ TEST(MemoryBudget, TheUsersBudgetReplacesTheLimits) {
     EXPECT_NO_THROW(require_memory(b.bytes, b, "this"));
 }
 
-// The estimate follows the wavefront: above the peak a run measures, by at most 1.3 (RSS, which
-// counts the program itself, by at most 2 at these small sizes), on 2 threads.
+// The estimate follows the wavefront: above the peak a run measures, on 2 threads, by at most
+// 1.4 where the tiles above the diagonal are mirrored (wider than tall: measured 1.1 to 1.35 at
+// these sizes, 1.06 at 32768^2 and 65536^2), by at most 1.8 for a taller table, whose front is
+// more ragged. The program's estimate covers the peak RSS.
 TEST(StateEstimate, FollowsTheMeasuredPeak) {
     const struct {
         uint64_t rows, cols;
@@ -180,7 +183,11 @@ TEST(StateEstimate, FollowsTheMeasuredPeak) {
         const double estimate = static_cast<double>(estimate_state_bytes(s.rows, s.cols, 0, 2));
         const double peak = static_cast<double>(stats.peak_state_bytes);
         EXPECT_GE(estimate, peak) << s.rows << " x " << s.cols;
-        EXPECT_LE(estimate, 1.3 * peak) << s.rows << " x " << s.cols;
+        EXPECT_LE(estimate, (s.rows <= s.cols ? 1.4 : 1.8) * peak) << s.rows << " x " << s.cols;
+        std::printf("%llu x %llu: estimate %.2f MiB, peak %.2f MiB, ratio %.3f\n",
+                    static_cast<unsigned long long>(s.rows),
+                    static_cast<unsigned long long>(s.cols), estimate / 1048576, peak / 1048576,
+                    estimate / peak);
         struct rusage usage {};
         ::getrusage(RUSAGE_SELF, &usage);
         const double rss = static_cast<double>(usage.ru_maxrss) * 1024;
