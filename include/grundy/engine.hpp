@@ -58,9 +58,23 @@ struct EngineStats {
 // The tile side the engine uses for a table when none is given, for `threads` workers.
 uint32_t default_tile(uint64_t rows, uint64_t cols, int threads);
 
-// Upper estimate of the engine's state (set windows) for a table, in bytes (the same for any
-// tile: the windows open at once are those of the whole front, whatever its steps).
-uint64_t estimate_state_bytes(uint64_t rows, uint64_t cols);
+// The engine's state (set windows) for a table at its widest, in bytes: the windows the tiled
+// wavefront holds open around its widest anti-diagonal of tiles, with their room to spare; a
+// little above the peak a run measures (EngineStats::peak_state_bytes). tile 0: the default
+// tile for `threads` workers (0: OpenMP's default).
+uint64_t estimate_state_bytes(uint64_t rows, uint64_t cols, uint32_t tile = 0, int threads = 0);
+
+// What a run of compute_table takes in all, in bytes: the state at its widest, the workers' tile
+// buffers, the program itself, and with `output` the chunk buffers and the writer's queue (a
+// pyramid, where one is built, comes on top: view/pyramid.hpp). tile 0 and threads 0: the
+// defaults.
+uint64_t estimate_compute_bytes(uint64_t rows, uint64_t cols, uint32_t tile, int threads,
+                                bool output);
+
+// The largest N such that an N x N table fits in `budget` bytes by estimate_compute_bytes (with
+// `extra(N)` on top, e.g. a pyramid); 0 if none does.
+uint64_t largest_square(uint64_t budget, uint32_t tile, int threads, bool output,
+                        uint64_t (*extra)(uint64_t side) = nullptr);
 
 // Throws grundy::Error for nonsense sizes. Fills the table and delivers every tile to `sink`.
 EngineStats compute_table(const EngineOptions& options, TileSink& sink);

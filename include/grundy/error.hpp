@@ -61,4 +61,12 @@ class ArgumentError : public Error {
     std::string text_;
 };
 
+// A run refused up front because it would not fit in the memory budget (grundy/memory.hpp):
+// the CLI exits with status 2 as for any Error, the Python module raises MemoryError. Its text
+// may name arguments ({max_memory}) like ArgumentError's.
+class MemoryError : public ArgumentError {
+  public:
+    using ArgumentError::ArgumentError;
+};
+
 }  // namespace grundy

@@ -50,6 +50,9 @@ struct PeriodsOptions {
     // Memory for the per-row ring of phase 1 (which spares the second pass when the strip's
     // period divides its length); 0: no ring, always two passes.
     uint64_t ring_budget_bytes = uint64_t{1} << 30;
+    // The memory budget (grundy/memory.hpp); 0: the least of physical memory, the cgroup limit
+    // and RLIMIT_AS. A run whose ring and windows do not fit is refused with MemoryError.
+    uint64_t max_memory = 0;
     // Whether to keep the blocks: the sum of the periods in values of 4 bytes (RowPeriod::block),
     // which grows much faster than the strip's state.
     bool keep_blocks = true;

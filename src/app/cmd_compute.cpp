@@ -14,6 +14,7 @@
 #include "grundy/engine.hpp"
 #include "grundy/error.hpp"
 #include "grundy/hdf5_writer.hpp"
+#include "grundy/memory.hpp"
 #include "view/pyramid.hpp"
 
 namespace grundy::app {
@@ -48,19 +49,31 @@ void describe(po::options_description& o, std::vector<std::string>&) {
         ("progress", po::bool_switch(), "show progress on stderr even when it is not a terminal")
         ("quiet,q", po::bool_switch(), "no progress and no summary");
     // clang-format on
+    add_max_memory_option(o);
 }
 
-// Refuses up front what this machine cannot hold, with the estimate in the message. `left` is
-// the share of the output still to be written (resuming: the missing tiles'), so that a job
-// resubmitted to a disk still full is refused at once instead of replaying all its tiles first.
-void check_fits(uint64_t rows, uint64_t cols, const std::string* output,
-                const Compression& compression, double left) {
-    const uint64_t state = estimate_state_bytes(rows, cols);
-    const uint64_t memory = physical_memory_bytes();
-    if (memory && state > memory / 10 * 9)
-        throw Error("a " + std::to_string(rows) + " x " + std::to_string(cols) +
-                    " table needs about " + human_bytes(static_cast<double>(state)) +
-                    " of state; this machine has " + human_bytes(static_cast<double>(memory)));
+// Refuses up front what the memory budget cannot hold (the state, the buffers, the pyramid),
+// saying which square would fit, and what the disk cannot. `left` is the share of the output
+// still to be written (resuming: the missing tiles'), so that a job resubmitted to a disk still
+// full is refused at once instead of replaying all its tiles first.
+void check_fits(const EngineOptions& e, const std::string* output, bool pyramid,
+                const Compression& compression, double left, const MemoryBudget& budget) {
+    const uint64_t rows = e.rows, cols = e.cols;
+    const uint64_t state = estimate_state_bytes(rows, cols, e.tile, e.threads);
+    const uint64_t all = estimate_compute_bytes(rows, cols, e.tile, e.threads, output) +
+                         (pyramid ? view::pyramid_build_bytes(rows, cols) : 0);
+    if (budget.bytes && all > budget.bytes) {
+        const uint64_t side = largest_square(
+            budget.bytes, e.tile, e.threads, output,
+            pyramid ? +[](uint64_t n) { return view::pyramid_build_bytes(n, n); } : nullptr);
+        throw MemoryError("a " + std::to_string(rows) + " x " + std::to_string(cols) +
+                          " table needs about " + human_bytes(static_cast<double>(all)) +
+                          " in all, " + human_bytes(static_cast<double>(state)) +
+                          " of state; this machine has " +
+                          human_bytes(static_cast<double>(budget.bytes)) + " (" + budget.source +
+                          "): the largest square that fits at these settings is " +
+                          std::to_string(side) + " x " + std::to_string(side));
+    }
     if (!output) return;
     const double raw =
         static_cast<double>(rows) * static_cast<double>(cols) * value_bytes(rows, cols);
@@ -105,7 +118,13 @@ int run(const po::variables_map& v) {
     // A new file is created only once the run is known to fit, so that a refused run leaves an
     // existing file as it was (--force); a stopped run's file is opened first, read-only, for
     // the check of what is left of it (and a refused resume leaves it as it was).
-    if (!resume) check_fits(rows, cols, has_output ? &output : nullptr, compression, 1.0);
+    const MemoryBudget budget = budget_option(v);
+    // The zoomed-out views of `grundy view`, built from the tiles as they go by, beside the
+    // table (never inside it). Not on a resume: the tiles taken over do not come by again.
+    const bool pyramid = has_output && !resume && !v["no-pyramid"].as<bool>() &&
+                         view::top_level(rows, cols) >= view::kPyramidBase;
+    if (!resume)
+        check_fits(engine, has_output ? &output : nullptr, pyramid, compression, 1.0, budget);
     std::unique_ptr<Hdf5Writer> writer;
     if (has_output)
         writer = std::make_unique<Hdf5Writer>(Hdf5WriterOptions{
@@ -120,15 +139,12 @@ int run(const po::variables_map& v) {
         // The run must be the stopped one; --tile and --compression, when not given, are the
         // file's. Only the missing tiles need room on the disk.
         writer->resume_into(engine, !v["compression"].defaulted());
-        check_fits(rows, cols, &output, writer->compression(), 1.0 - writer->stored_share());
+        check_fits(engine, &output, false, writer->compression(), 1.0 - writer->stored_share(),
+                   budget);
     }
     const bool quiet = v["quiet"].as<bool>();
     NullSink discard;
     TileSink& table_sink = writer ? static_cast<TileSink&>(*writer) : discard;
-    // The zoomed-out views of `grundy view`, built from the tiles as they go by, beside the
-    // table (never inside it). Not on a resume: the tiles taken over do not come by again.
-    const bool pyramid = writer && !resume && !v["no-pyramid"].as<bool>() &&
-                         view::top_level(rows, cols) >= view::kPyramidBase;
     view::PyramidSink pyramid_sink(table_sink);
     TileSink& sink = pyramid ? static_cast<TileSink&>(pyramid_sink) : table_sink;
 
@@ -204,6 +220,11 @@ const CommandRegistrar registrar(
      "into F.h5: dataset /grundy of shape [Y, X] (f['grundy'][y, x] is g(x, y)), chunked,\n"
      "shuffle + deflate compressed, with the run's attributes and complete = 1 written last.\n"
      "Sizes may be written as 2^k.\n\n"
+     "Memory: refused up front (exit status 2) when the estimate of the run (the windows the\n"
+     "wavefront holds open, the tile and chunk buffers, the writer's queue, the pyramid) exceeds\n"
+     "the budget: --max-memory, else the least of physical memory, this process's cgroup\n"
+     "memory limit (Slurm's --mem) and RLIMIT_AS; the message names the largest square that\n"
+     "fits.\n\n"
      "SIGTERM or SIGINT stops the run after the tiles in flight and keeps the file with\n"
      "complete = 0 and resumable = 1 (exit status 75); the same command with --resume then\n"
      "computes only the missing tiles, and the finished file is the one an uninterrupted run\n"

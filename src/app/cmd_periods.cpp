@@ -52,7 +52,7 @@ void describe(po::options_description& o, std::vector<std::string>&) {
         ("max-cols", po::value<std::string>(),
          "give up (exit status 3) if the state has not repeated within this many columns")
         ("ring-memory", po::value<std::string>()->default_value("2^30"),
-         "bytes for phase 1's ring of recent values, trading memory for time: a ring of "
+         "bytes for phase 1's ring (8e9, 8G, 8GiB, 2^33: README, \"Sizes\") of recent values, trading memory for time: a ring of "
          "3*2^k >= P columns (Y x P x 2 bytes or more; 1024 rows: 805 MB) gives the exact "
          "preperiods in one pass and lets the rows that have repeated stop being swept "
          "(their values come from it; tables of their column and diagonal sets over one "
@@ -68,6 +68,7 @@ void describe(po::options_description& o, std::vector<std::string>&) {
          "testing aid: sleep this many microseconds in every checkpoint save, its bytes "
          "written but not yet in place");
     // clang-format on
+    add_max_memory_option(o);
 }
 
 // The exit status of a finished run (in grundy-mpi, every rank's: they share the result's status).
@@ -139,7 +140,8 @@ int run(const po::variables_map& v) {
     if (v.count("checkpoint")) o.checkpoint = v["checkpoint"].as<std::string>();
     o.checkpoint_every = seconds_option(v, "checkpoint-every");
     o.resume = v["resume"].as<bool>();
-    o.ring_budget_bytes = count_option(v, "ring-memory", 0, ~uint64_t{0});
+    o.ring_budget_bytes = size_option(v, "ring-memory");
+    if (v.count("max-memory")) o.max_memory = size_option(v, "max-memory", 1);
     const bool quiet = v["quiet"].as<bool>();
     // The library writes the files (after every checkpoint, and at the end however the run
     // ends) and checks them before it starts: their folders, an existing output.

@@ -19,13 +19,16 @@ void describe(po::options_description& o, std::vector<std::string>& positional) 
         "the port to serve on (0: any free port)")(
         "bind", po::value<std::string>()->default_value("127.0.0.1"),
         "the address to serve on (127.0.0.1: this machine only)")(
-        "cache-mib", po::value<std::string>()->default_value("256"),
-        "the decoded chunks kept in memory, at most this many MiB")(
+        "cache", po::value<std::string>(),
+        "the decoded chunks kept in memory, at most this many bytes (default 256MiB; 8e9, 8G, "
+        "8GiB, 2^33)")("cache-mib", po::value<std::string>(),
+                       "the same in MiB (the older spelling of --cache)")(
         "allow-incomplete", po::bool_switch(), "show a file whose 'complete' is not 1")(
         "token", po::value<std::string>(),
         "the token the page asks for (by default a random one, printed in the URL)")(
         "no-token", po::bool_switch(),
         "ask for no token: anyone who can connect to the port can read the table");
+    add_max_memory_option(o);
     positional = {"file"};
 }
 
@@ -53,7 +56,12 @@ int run(const po::variables_map& v) {
     const int port = static_cast<int>(count_option(v, "port", 0, 65535));
     view::SourceOptions options;
     options.allow_incomplete = v["allow-incomplete"].as<bool>();
-    options.cache_bytes = count_option(v, "cache-mib", 1, uint64_t{1} << 20) << 20;
+    if (v.count("cache") && v.count("cache-mib"))
+        throw Error("give --cache or --cache-mib, not both");
+    if (v.count("cache")) options.cache_bytes = size_option(v, "cache", 1 << 20, uint64_t{1} << 40);
+    if (v.count("cache-mib"))
+        options.cache_bytes = count_option(v, "cache-mib", 1, uint64_t{1} << 20) << 20;
+    options.budget = budget_option(v);
     view::ServerOptions server;
     server.token = access_token(v);
     const std::atomic<bool>& stop = install_stop_handlers();
@@ -78,8 +86,8 @@ int run(const po::variables_map& v) {
 
 const CommandRegistrar registrar(
     {"view", "explore a stored table in a web browser (a local web server)",
-     "F.h5 [--port N] [--bind ADDR] [--cache-mib M] [--allow-incomplete] [--token T | "
-     "--no-token]",
+     "F.h5 [--port N] [--bind ADDR] [--cache SIZE] [--max-memory SIZE] [--allow-incomplete] "
+     "[--token T | --no-token]",
      "Serves a web page that shows the table of F.h5 as a map, from the whole table down to\n"
      "single cells with their values written in them, coloured by g - x + 2y over 3y (at\n"
      "first), by g mod k, by x + y - g, or with the P-positions marked; hovering shows x, y\n"
@@ -90,12 +98,14 @@ const CommandRegistrar registrar(
      "(docs/viewer.md). Every user of the machine can connect to 127.0.0.1, so the page asks for a\n"
      "token: a random one (192 bits) in the printed URL, or --token T (16 characters at\n"
      "least); after the first page a cookie carries it. Without it, the answer is 403.\n\n"
-     "Memory: the decoded chunks cached, at most --cache-mib MiB (256 by default), plus the\n"
+     "Memory: the decoded chunks cached, at most --cache (256 MiB by default), plus the\n"
      "zoomed-out views, 16 bytes per block of 16 x 16 cells and a third more for the coarser\n"
      "levels (about 1/48 of the table as uint32: 85 MiB for 32768 x 32768). Those are read from "
      "F.h5.pyramid, written\n"
      "by grundy compute; a table without one gets it built on first open (one read of the\n"
-     "table) and saved beside it when the folder is writable.\n"
+     "table) and saved beside it when the folder is writable. A cache and pyramid that do not\n"
+     "fit in the memory budget (--max-memory, else the least of physical memory, the cgroup\n"
+     "limit and RLIMIT_AS) are refused up front (exit status 2).\n"
      "Exit status: 0 stopped by a signal, 2 a missing file, not a table, an incomplete one\n"
      "without --allow-incomplete, a port in use (by any program), or a bad --token.",
      45, describe, run});

@@ -46,6 +46,27 @@ uint64_t count_option(const po::variables_map& values, const char* name, uint64_
     return parse_count(name, values[name].as<std::string>(), min, max);
 }
 
+uint64_t size_option(const po::variables_map& values, const char* name, uint64_t min,
+                     uint64_t max) {
+    std::string argument = name;
+    for (char& c : argument) c = c == '-' ? '_' : c;  // rendered back as --name
+    return parse_byte_size(argument, values[name].as<std::string>(), min, max);
+}
+
+void add_max_memory_option(po::options_description& o) {
+    o.add_options()(
+        "max-memory", po::value<std::string>(),
+        (std::string("the memory budget, refusing up front a run that would not fit ") + kSizeHelp +
+         "; default: the least of physical memory, this process's cgroup memory "
+         "limit and RLIMIT_AS")
+            .c_str());
+}
+
+MemoryBudget budget_option(const po::variables_map& values) {
+    if (!values.count("max-memory")) return memory_budget();
+    return memory_budget(size_option(values, "max-memory", 1));
+}
+
 double seconds_option(const po::variables_map& values, const char* name) {
     const std::string text = values[name].as<std::string>();
     char* end = nullptr;

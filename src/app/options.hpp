@@ -6,6 +6,7 @@
 #include <string>
 
 #include "grundy/engine.hpp"
+#include "grundy/memory.hpp"
 
 namespace grundy::app {
 
@@ -24,6 +25,20 @@ uint64_t parse_whole_number(const std::string& what, const std::string& text, ui
 // A required or defaulted count option stored as a string.
 uint64_t count_option(const po::variables_map& values, const char* name, uint64_t min,
                       uint64_t max);
+
+// A size in bytes (grundy::parse_byte_size's rule: 8000000000, 8e9, 8G, 8GiB, 2^33) in
+// [min, max], stored as a string. Throws grundy::ArgumentError naming the option.
+uint64_t size_option(const po::variables_map& values, const char* name, uint64_t min = 0,
+                     uint64_t max = ~uint64_t{0});
+
+// The help text of every byte-size option's value, and --max-memory's option description.
+inline constexpr const char* kSizeHelp =
+    "(bytes: 8000000000, 8e9, 8G or 8GB = 10^9, 8GiB = 2^30, 2^33)";
+void add_max_memory_option(po::options_description& o);
+
+// The memory budget (grundy::memory_budget): --max-memory if given, else the least of physical
+// memory, the cgroup limit and RLIMIT_AS.
+MemoryBudget budget_option(const po::variables_map& values);
 
 // A number of seconds >= 0 (a decimal number, at most 1e9), stored as a string: the one parser
 // of --checkpoint-every (compute and periods). Throws grundy::Error naming the option.

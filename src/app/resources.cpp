@@ -7,11 +7,6 @@
 
 namespace grundy::app {
 
-uint64_t physical_memory_bytes() {
-    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
-}
-
 uint64_t free_disk_bytes(const std::string& path) {
     namespace fs = std::filesystem;
     fs::path p(path);

@@ -33,25 +33,12 @@ uint32_t default_tile(uint64_t rows, uint64_t cols, int threads) {
     // As large as the table allows while each side still has kTilesPerThread tiles per thread
     // for the task graph to keep every worker busy.
     const uint64_t side = std::min(rows, cols);
-    const uint64_t workers = threads > 0 ? static_cast<uint64_t>(threads) : 1;
+    const uint64_t workers =
+        static_cast<uint64_t>(threads > 0 ? threads : std::max(1, omp_get_max_threads()));
     uint64_t tile = engine::kDefaultTile;
     while (tile > engine::kSmallestDefaultTile && side < engine::kTilesPerThread * workers * tile)
         tile /= 2;
     return static_cast<uint32_t>(tile);
-}
-
-uint64_t estimate_state_bytes(uint64_t rows, uint64_t cols) {
-    // Row y spans at most 3 min(y, X) + 1 values, kept in up to twice that; a column or
-    // diagonal at most 3 min(X, Y). All rows and columns can be open at once in a square;
-    // diagonals likewise.
-    const double y = static_cast<double>(rows), x = static_cast<double>(cols);
-    const double m = std::min(x, y);
-    const double row_span = 1.5 * m * m + 3.0 * m * (y - m);  // sum over rows of 3 min(y, X)
-    const double bits = 2.0 * row_span                        // rows
-                        + x * 2.0 * 3.0 * m                   // columns
-                        + (x + y) * 2.0 * 3.0 * m             // diagonals
-                        + 64.0 * 64.0 * (x + y);              // per-window overheads
-    return static_cast<uint64_t>(bits / 8.0);
 }
 
 namespace {

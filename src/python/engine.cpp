@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "grundy/hdf5_writer.hpp"
+#include "grundy/memory.hpp"
 #include "grundy/memory_table.hpp"
 #include "python/common.hpp"
 
@@ -24,6 +25,17 @@ EngineOptions engine_options(py::handle rows, py::handle cols, py::handle thread
     o.tile = static_cast<uint32_t>(t);
     o.kernel = parse_mex_kernel(kernel);
     return o;
+}
+
+// Raises MemoryError up front when the run (and `array_bytes` of result) does not fit in the
+// budget: max_memory, else the least of physical memory, the cgroup limit and RLIMIT_AS.
+void check_memory(const EngineOptions& o, bool output, uint64_t array_bytes,
+                  py::handle max_memory) {
+    const uint64_t budget =
+        max_memory.is_none() ? 0 : whole_number(max_memory, "max_memory", 1, ~uint64_t{0});
+    require_memory(estimate_compute_bytes(o.rows, o.cols, o.tile, o.threads, output) + array_bytes,
+                   memory_budget(budget),
+                   "a " + std::to_string(o.rows) + " x " + std::to_string(o.cols) + " table");
 }
 
 py::dict stats_dict(const EngineStats& s) {
@@ -91,8 +103,10 @@ py::array compute_into(const EngineOptions& o, py::object progress, EngineStats&
 }
 
 py::object table(py::handle rows, py::handle cols, py::handle threads, py::handle tile,
-                 const std::string& kernel, py::object progress, bool return_stats) {
+                 const std::string& kernel, py::object progress, bool return_stats,
+                 py::handle max_memory) {
     const EngineOptions o = engine_options(rows, cols, threads, tile, kernel);
+    check_memory(o, false, o.rows * o.cols * value_bytes(o.rows, o.cols), max_memory);
     EngineStats stats;
     py::array array = value_bytes(o.rows, o.cols) == 2
                           ? compute_into<uint16_t>(o, std::move(progress), stats)
@@ -103,7 +117,8 @@ py::object table(py::handle rows, py::handle cols, py::handle threads, py::handl
 
 py::dict compute(py::handle path_object, py::handle rows, py::handle cols, py::handle threads,
                  py::handle tile, py::object compression_object, const std::string& kernel,
-                 bool force, bool resume, double checkpoint_every, py::object progress) {
+                 bool force, bool resume, double checkpoint_every, py::object progress,
+                 py::handle max_memory) {
     const std::string path = path_arg(path_object, "path");
     EngineOptions o = engine_options(rows, cols, threads, tile, kernel);
     const bool compression_given = !compression_object.is_none();
@@ -127,6 +142,7 @@ py::dict compute(py::handle path_object, py::handle rows, py::handle cols, py::h
     // The stopped run must be the one asked for; tile and compression, when not given, are
     // the file's.
     if (resume) writer->resume_into(o, compression_given);
+    check_memory(o, true, 0, max_memory);
     std::optional<py::error_already_set> interrupted;
     const EngineStats stats =
         file_call([&] { return run_engine(o, *writer, std::move(progress), interrupted); });
@@ -156,8 +172,8 @@ void bind_engine(py::module_& m) {
     m.def(
         "table", &table, py::arg("rows"), py::arg("cols"), py::kw_only(), py::arg("threads") = 0,
         py::arg("tile") = 0, py::arg("kernel") = "auto", py::arg("progress") = false,
-        py::arg("return_stats") = false,
-        R"(table(rows, cols, *, threads=0, tile=0, kernel="auto", progress=False, return_stats=False)
+        py::arg("return_stats") = false, py::arg("max_memory") = py::none(),
+        R"(table(rows, cols, *, threads=0, tile=0, kernel="auto", progress=False, return_stats=False, max_memory=None)
 
 Computes g(x, y) for y < rows and x < cols into a new numpy array t of shape (rows, cols),
 t[y, x] = g(x, y): uint16 where every value fits 16 bits (rows + cols <= 65536), else uint32,
@@ -170,14 +186,17 @@ progress(done_cells, total_cells). return_stats: return (array, figures) where f
 dict (cells, seconds, threads, tile, kernel, peak_state_bytes, ...).
 
 The GIL is released while the engine runs; Ctrl-C stops it within a fraction of a second and
-raises KeyboardInterrupt. Raises ValueError for bad sizes, MemoryError if the array does not fit.)");
+raises KeyboardInterrupt. Raises ValueError for bad sizes, MemoryError up front if the array and
+the engine's state do not fit in max_memory bytes (default: the least of physical memory, this
+process's cgroup memory limit and RLIMIT_AS).)");
 
     m.def(
         "compute", &compute, py::arg("path"), py::arg("rows"), py::arg("cols"), py::kw_only(),
         py::arg("threads") = 0, py::arg("tile") = 0, py::arg("compression") = py::none(),
         py::arg("kernel") = "auto", py::arg("force") = false, py::arg("resume") = false,
         py::arg("checkpoint_every") = 300.0, py::arg("progress") = false,
-        R"(compute(path, rows, cols, *, threads=0, tile=0, compression=None, kernel="auto", force=False, resume=False, checkpoint_every=300.0, progress=False)
+        py::arg("max_memory") = py::none(),
+        R"(compute(path, rows, cols, *, threads=0, tile=0, compression=None, kernel="auto", force=False, resume=False, checkpoint_every=300.0, progress=False, max_memory=None)
 
 Computes the rows x cols table into the HDF5 file `path`, exactly as `grundy compute`: dataset
 /grundy [rows, cols], chunked, shuffle + deflate unless `compression` says otherwise ("none",
@@ -191,7 +210,8 @@ of the chunk index. progress: as for table().
 
 Ctrl-C stops the run after the tiles in flight, keeps the file with complete = 0 and
 resumable = 1 (resume=True continues it) and raises KeyboardInterrupt. Raises ValueError for
-bad arguments, OSError (FileExistsError, FileNotFoundError, ...) for file problems.)");
+bad arguments, OSError (FileExistsError, FileNotFoundError, ...) for file problems, MemoryError
+up front when the run does not fit in max_memory bytes (as for table()).)");
 }
 
 }  // namespace grundy::python

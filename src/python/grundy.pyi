@@ -20,14 +20,16 @@ SumLike = Union[str, Sequence[SumComponent]]
 
 @overload
 def table(rows: int, cols: int, *, threads: int = 0, tile: int = 0, kernel: str = "auto",
-          progress: Progress = False, return_stats: Literal[False] = False) -> npt.NDArray[np.unsignedinteger[Any]]: ...
+          progress: Progress = False, return_stats: Literal[False] = False,
+          max_memory: int | None = None) -> npt.NDArray[np.unsignedinteger[Any]]: ...
 @overload
 def table(rows: int, cols: int, *, threads: int = 0, tile: int = 0, kernel: str = "auto",
-          progress: Progress = False, return_stats: Literal[True]) -> tuple[npt.NDArray[np.unsignedinteger[Any]], dict[str, Any]]: ...
+          progress: Progress = False, return_stats: Literal[True],
+          max_memory: int | None = None) -> tuple[npt.NDArray[np.unsignedinteger[Any]], dict[str, Any]]: ...
 def compute(path: PathLike, rows: int, cols: int, *, threads: int = 0, tile: int = 0,
             compression: str | None = None, kernel: str = "auto", force: bool = False,
             resume: bool = False, checkpoint_every: float = 300.0,
-            progress: Progress = False) -> dict[str, Any]: ...
+            progress: Progress = False, max_memory: int | None = None) -> dict[str, Any]: ...
 
 class Table:
     @property
@@ -133,7 +135,7 @@ class Certificate:
 def certify_row_periods(rows: int, *, threads: int = 1, checkpoint: PathLike | None = None,
                         max_cols: int = 0, progress: Progress = False,
                         csv: PathLike | None = None, output: PathLike | None = None,
-                        force: bool = False) -> Certificate: ...
+                        force: bool = False, max_memory: int | None = None) -> Certificate: ...
 
 # ---- perfect play ------------------------------------------------------------------------------
 

@@ -185,6 +185,8 @@ PYBIND11_MODULE(grundy, m) {
             else if (what.find("exists (use force=True") != std::string::npos)
                 type = PyExc_FileExistsError;
             PyErr_SetString(type, e.what());
+        } catch (const grundy::MemoryError& e) {
+            PyErr_SetString(PyExc_MemoryError, gp::python_message(e).c_str());
         } catch (const grundy::Error& e) {
             PyErr_SetString(PyExc_ValueError, gp::python_message(e).c_str());
         }

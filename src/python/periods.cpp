@@ -24,7 +24,7 @@ const char* status_name(PeriodsResult::Status s) {
 
 PeriodsResult certify(py::handle rows, py::handle threads, py::object checkpoint_object,
                       py::handle max_cols, py::object progress, py::object csv, py::object output,
-                      bool force) {
+                      bool force, py::handle max_memory) {
     PeriodsOptions o;
     // Ranges are checked by the library (check_periods_options), as for the CLI.
     o.rows = whole_number(rows, "rows", 0, ~uint64_t{0});
@@ -41,6 +41,8 @@ PeriodsResult certify(py::handle rows, py::handle threads, py::object checkpoint
     if (!csv.is_none()) o.csv = path_arg(csv, "csv");
     if (!output.is_none()) o.output = path_arg(output, "output");
     o.force = force;
+    if (!max_memory.is_none())
+        o.max_memory = whole_number(max_memory, "max_memory", 1, ~uint64_t{0});
     std::atomic<bool> cancel{false};
     check_periods_options(o);  // before the progress bar and the thread
     PeriodsProgress state;
@@ -113,7 +115,8 @@ state_bits, seconds, threads, kernel, second_pass.)")
         "certify_row_periods", &certify, py::arg("rows"), py::kw_only(), py::arg("threads") = 1,
         py::arg("checkpoint") = py::none(), py::arg("max_cols") = 0, py::arg("progress") = false,
         py::arg("csv") = py::none(), py::arg("output") = py::none(), py::arg("force") = false,
-        R"(certify_row_periods(rows, *, threads=1, checkpoint=None, max_cols=0, progress=False, csv=None, output=None, force=False) -> Certificate
+        py::arg("max_memory") = py::none(),
+        R"(certify_row_periods(rows, *, threads=1, checkpoint=None, max_cols=0, progress=False, csv=None, output=None, force=False, max_memory=None) -> Certificate
 
 Certified row periods of rows 0..rows-1 (`grundy periods`): the strip is swept column by column
 in O(rows^2) bits until its relative state repeats, which proves g(x + P, y) = g(x, y) + P for

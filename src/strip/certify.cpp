@@ -7,10 +7,12 @@
 #include <string>
 
 #include "grundy/error.hpp"
+#include "grundy/memory.hpp"
 #include "io/periods_h5.hpp"
 #include "strip/certification.hpp"
 #include "strip/checkpoint.hpp"
 #include "strip/rank_link.hpp"
+#include "strip/row_records.hpp"
 
 namespace grundy {
 
@@ -32,6 +34,20 @@ void check_periods_options(const PeriodsOptions& o) {
     if (!mex_kernel_supported(o.kernel))
         throw ArgumentError(std::string("this CPU cannot run the ") + mex_kernel_name(o.kernel) +
                             " mex kernel ({kernel})");
+}
+
+void check_periods_memory(const PeriodsOptions& o) {
+    // The ring as phase 1 sizes it (every rank may come to hold all of it: rank 0 keeps the
+    // settled rows), the strip's windows, saved state and settled rows' tables (a few bytes per
+    // row squared: 4096 rows, a few tens of MB), and the program itself.
+    const uint64_t Y = o.rows;
+    const uint64_t ring = strip::speculative_ring(Y, o.ring_budget_bytes) * Y * 2;
+    const uint64_t needed = ring + 8 * Y * Y + (uint64_t{48} << 20);
+    const MemoryBudget budget = memory_budget(o.max_memory);
+    require_memory(needed, budget,
+                   "a strip of " + std::to_string(Y) + " rows with a ring of " +
+                       format_bytes(static_cast<double>(ring)),
+                   ring ? " (a smaller {ring_memory} trades memory for a second pass)" : "");
 }
 
 PeriodsResult certify_row_periods(const PeriodsOptions& o) {
@@ -75,6 +91,7 @@ void check_files(const PeriodsOptions& o) {
 
 PeriodsResult certify_row_periods(const PeriodsOptions& o, const RunHooks& hooks) {
     check_periods_options(o);
+    check_periods_memory(o);
     check_files(o);
     if (!hooks.link) return Certification(o, hooks).run();
     // Before the sweep the ranks agree on every refusal (Certification::load); after it starts, a

@@ -136,6 +136,20 @@ uint64_t Pyramid::bytes() const {
     return n;
 }
 
+uint64_t pyramid_loaded_bytes(uint64_t rows, uint64_t cols) {
+    // The base level's blocks and, for the levels above, a third more (each a quarter of the
+    // one below), one block each at least.
+    const double base = static_cast<double>(blocks(rows, kPyramidBase)) *
+                        static_cast<double>(blocks(cols, kPyramidBase));
+    return static_cast<uint64_t>(base * sizeof(BlockStats) * 4.0 / 3.0) + 64 * sizeof(BlockStats);
+}
+
+uint64_t pyramid_build_bytes(uint64_t rows, uint64_t cols) {
+    const uint64_t base = blocks(rows, kPyramidBase) * blocks(cols, kPyramidBase);
+    return base * (sizeof(uint64_t) + sizeof(double) + sizeof(uint32_t)) +
+           pyramid_loaded_bytes(rows, cols);
+}
+
 PyramidBuilder::PyramidBuilder(uint64_t rows, uint64_t cols)
     : rows_(rows),
       cols_(cols),

@@ -39,6 +39,11 @@ struct PyramidLevel {
     const BlockStats& at(uint64_t bx, uint64_t by) const { return blocks[by * width + bx]; }
 };
 
+// The memory a pyramid of a rows x cols table takes while it is built (the builder's sums and
+// the finished levels together) and once loaded (the levels alone), in bytes.
+uint64_t pyramid_build_bytes(uint64_t rows, uint64_t cols);
+uint64_t pyramid_loaded_bytes(uint64_t rows, uint64_t cols);
+
 class Pyramid {
   public:
     uint64_t rows = 0, cols = 0;

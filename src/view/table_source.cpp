@@ -58,7 +58,16 @@ TableSource::TableSource(const std::string& path, const SourceOptions& options,
     chunk_cols_ = table_.chunk_cols();
     chunk_rows_ = table_.chunk_rows();
     read_periods();
-    if (top_level(rows(), cols()) < kPyramidBase) return;  // every zoom from the cells
+    const bool zoomed = top_level(rows(), cols()) >= kPyramidBase;
+    // A pyramid is loaded, or built (its sums and levels together) while a band of chunks is
+    // read; the cache fills up to its size as the page is explored.
+    const uint64_t pyramid = zoomed ? pyramid_build_bytes(rows(), cols()) : 0;
+    require_memory(options.cache_bytes + pyramid + (uint64_t{64} << 20), options.budget,
+                   "viewing a " + std::to_string(rows()) + " x " + std::to_string(cols()) +
+                       " table with a cache of " +
+                       format_bytes(static_cast<double>(options.cache_bytes)),
+                   "; a smaller {cache} leaves more room");
+    if (!zoomed) return;  // every zoom from the cells
     if (std::optional<Pyramid> p = table_.complete() ? load_pyramid(table_) : std::nullopt) {
         pyramid_ = std::move(*p);
         pyramid_origin_ = pyramid_path(path);

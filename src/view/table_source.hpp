@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "grundy/hdf5_reader.hpp"
+#include "grundy/memory.hpp"
 #include "view/colouring.hpp"
 #include "view/pyramid.hpp"
 
@@ -41,6 +42,9 @@ struct SourceOptions {
     // Where a table has no pyramid file: build it, and save it beside the table when the
     // folder is writable (never for an incomplete table).
     bool save_pyramid = true;
+    // The memory budget (grundy/memory.hpp): the cache and the pyramid must fit in it, or the
+    // source is refused with MemoryError before either is allocated.
+    MemoryBudget budget;
 };
 
 class TableSource {
