@@ -1,0 +1,22 @@
+// The routes of `grundy view` (the list is in server.hpp), apart from the socket: what a request
+// is answered, given the table. The server registers them and listens; the fuzz harness
+// (tests/fuzz/fuzz_http.cpp) hands them requests as bytes, without a socket.
+#pragma once
+
+#include <httplib.h>
+
+#include <string>
+
+#include "view/server.hpp"
+#include "view/table_source.hpp"
+
+namespace grundy::view {
+
+// Answers `status` with `why` as one line of text.
+void reply_error(httplib::Response& res, int status, const std::string& why);
+
+// Registers every route on `server`. `source`, `leaflet` and `options` must outlive it.
+void add_routes(httplib::Server& server, TableSource& source, const LeafletFiles& leaflet,
+                const ServerOptions& options);
+
+}  // namespace grundy::view
