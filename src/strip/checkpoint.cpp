@@ -223,7 +223,11 @@ SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t sta
                     std::to_string(p.end_row - 1) + ", not " + std::to_string(first_row) + ".." +
                     std::to_string(end_row - 1) + " (corrupt, or of another cut of the rows)");
     const uint64_t n = r.u64();
-    if (n != part_rows * p.ring_len || (p.found && p.period == 0) || (p.phase == 2 && !p.found) ||
+    // The ring's size without overflow: a damaged ring_len must not wrap part_rows * ring_len
+    // and n * 2 into values that match the file, then ask for an impossible allocation.
+    uint64_t ring_size = 0;
+    if (__builtin_mul_overflow(part_rows, p.ring_len, &ring_size) || n != ring_size ||
+        n > (size - r.at) / 2 || (p.found && p.period == 0) || (p.phase == 2 && !p.found) ||
         r.at + n * 2 != size)
         throw Error(bad + "is corrupt (sizes)");
     uLong c = crc_of(crc32(0, nullptr, 0), head.data(), r.at);
