@@ -1,4 +1,4 @@
-# Shared by scripts/run, scripts/test and scripts/bench: install what is missing, build.
+# Shared by scripts/run, scripts/test, scripts/bench and scripts/fuzz: install what is missing, build.
 # Sourced, not run.
 
 GRUNDY_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -10,6 +10,7 @@ GRUNDY_PACKAGES=(
   python3-xarray python3-h5netcdf netcdf-bin
   openmpi-bin libopenmpi-dev
   libcpp-httplib-dev libjs-leaflet libpng-dev chromium chromium-driver python3-selenium
+  clang libfuzzer-14-dev libomp-14-dev
 )
 
 # Installs the Debian packages that are missing (and only those), without questions.

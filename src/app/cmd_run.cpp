@@ -1,53 +1,16 @@
 // grundy run JOB.ini: run the sections of a job file in order, each as the subcommand it names
 // ([compute], [analyze], ...), with the same option names as the command line. Options given
 // after the job file override the file's values in every section that has them.
-#include <fstream>
 #include <iostream>
 #include <set>
 #include <sstream>
 
 #include "app/command.hpp"
+#include "app/job_file.hpp"
 #include "grundy/error.hpp"
 
 namespace grundy::app {
 namespace {
-
-struct Section {
-    std::string name;
-    JobSection job;
-};
-
-std::string trim(const std::string& s) {
-    const auto b = s.find_first_not_of(" \t\r");
-    if (b == std::string::npos) return "";
-    return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
-
-std::vector<Section> read_job(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw Error("cannot read job file " + path);
-    std::vector<Section> sections;
-    std::string line;
-    for (int number = 1; std::getline(in, line); ++number) {
-        const std::string t = trim(line);
-        if (t.empty() || t[0] == '#' || t[0] == ';') continue;
-        const std::string where = path + ":" + std::to_string(number);
-        if (t.front() == '[') {
-            if (t.back() != ']') throw Error(where + ": malformed section header '" + t + "'");
-            const std::string name = trim(t.substr(1, t.size() - 2));
-            if (name == "run" || !find_command(name))
-                throw Error(where + ": unknown section [" + name + "] (sections name commands)");
-            sections.push_back({name, {"", path + " [" + name + "]"}});
-            continue;
-        }
-        if (t.find('=') == std::string::npos)
-            throw Error(where + ": expected 'key = value', got '" + t + "'");
-        if (sections.empty()) throw Error(where + ": option outside any [section]");
-        sections.back().job.text += t + "\n";
-    }
-    if (sections.empty()) throw Error("job file " + path + " has no sections");
-    return sections;
-}
 
 // The long option names a command accepts.
 std::set<std::string> option_names(const Command& c) {
@@ -83,7 +46,7 @@ int run_job(const Args& args) {
                      "the current directory.\n";
         return 0;
     }
-    const std::vector<Section> sections = read_job(args[0]);
+    const std::vector<JobFileSection> sections = read_job_file(args[0]);
     const Args overrides(args.begin() + 1, args.end());
     // Every override must mean something to at least one section, or it is a typo.
     std::set<std::string> known;

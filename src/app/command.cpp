@@ -33,7 +33,8 @@ const Command* find_command(const std::string& name) {
     return nullptr;
 }
 
-int run_command(const Command& command, const Args& args, const JobSection* job) {
+bool parse_command_options(const Command& command, const Args& args, const JobSection* job,
+                           po::variables_map& values) {
     po::options_description options(std::string("Options of grundy ") + command.name);
     std::vector<std::string> positional_names;
     command.describe(options, positional_names);
@@ -42,7 +43,6 @@ int run_command(const Command& command, const Args& args, const JobSection* job)
     for (size_t i = 0; i < positional_names.size(); ++i)
         positional.add(positional_names[i].c_str(), i + 1 == positional_names.size() ? -1 : 1);
 
-    po::variables_map values;
     try {
         po::command_line_parser parser(args);
         parser.options(options)
@@ -53,7 +53,7 @@ int run_command(const Command& command, const Args& args, const JobSection* job)
             std::cout << "Usage: grundy " << command.name << " " << command.usage << "\n\n"
                       << command.about << "\n\n"
                       << options << std::flush;
-            return 0;
+            return false;
         }
         if (job) {
             std::istringstream in(job->text);
@@ -73,6 +73,12 @@ int run_command(const Command& command, const Args& args, const JobSection* job)
     } catch (const po::error& e) {
         throw Error(e.what());
     }
+    return true;
+}
+
+int run_command(const Command& command, const Args& args, const JobSection* job) {
+    po::variables_map values;
+    if (!parse_command_options(command, args, job, values)) return 0;
     return command.run(values);
 }
 

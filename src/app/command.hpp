@@ -46,6 +46,11 @@ struct JobSection {
     std::string origin;  // "FILE [section]" for messages
 };
 
+// Parses `args` and, inside `grundy run`, a job section into `values`, as `command` declares its
+// options. Returns false when --help was asked for (and printed). Throws grundy::Error for
+// options the command does not have or values of the wrong kind.
+bool parse_command_options(const Command& command, const Args& args, const JobSection* job,
+                           po::variables_map& values);
 // Parses and runs `command` with `args` and, inside `grundy run`, a job section.
 int run_command(const Command& command, const Args& args, const JobSection* job);
 

@@ -8,8 +8,14 @@
 
 namespace grundy::engine {
 
+// Clang has no GCC target pragma (the fuzz build, tests/fuzz, is clang's): the same attribute
+// on every function.
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,bmi"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx512f,bmi")
+#endif
 namespace {
 
 #include "engine/mex_kernel_avx512.hpp"
@@ -28,6 +34,10 @@ int64_t sweep_tile_avx512(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, 
                           uint32_t* out, bool lower_half) {
     return sweep_tile_body(s, x0, x1, y0, y1, out, lower_half);
 }
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 }  // namespace grundy::engine

@@ -8,12 +8,22 @@
 
 namespace grundy::engine {
 
+// Clang has no GCC target pragma (the fuzz build, tests/fuzz, is clang's): the same attribute
+// on every function.
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("bmi,bmi2"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("bmi,bmi2")
+#endif
 namespace with_bmi2 {
 #include "engine/sweep_scalar_template.hpp"
 }  // namespace with_bmi2
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 const ScalarSweeps kBmi2Sweeps = with_bmi2::kSweeps;
 

@@ -306,7 +306,12 @@ SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t sta
     uint64_t block_values = 0;
     if (version >= 5) read_final_rows(r, p, rows, block_values, bad);
     const uint64_t n = r.u64();
-    if (n != (end_row - p.rows_in_ring()) * p.ring_len || (p.found && p.period == 0) ||
+    // The ring's size without overflow: a damaged ring_len must not wrap rows * ring_len and
+    // n * 2 into values that match the file, then ask for an impossible allocation.
+    uint64_t ring_size = 0;
+    const uint64_t rest = (size - std::min(size, r.at)) / 2;
+    if (__builtin_mul_overflow(end_row - p.rows_in_ring(), p.ring_len, &ring_size) ||
+        n != ring_size || n > rest || block_values > rest || (p.found && p.period == 0) ||
         (p.phase == 2 && !p.found) || r.at + n * 2 + block_values * 2 != size)
         throw Error(bad + "is corrupt (sizes)");
     uLong c = crc_of(crc32(0, nullptr, 0), head.data(), r.at);

@@ -8,8 +8,14 @@
 
 namespace grundy::strip {
 
+// Clang has no GCC target pragma (the fuzz build, tests/fuzz, is clang's): the same attribute
+// on every function.
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,bmi"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2,bmi")
+#endif
 namespace {
 using namespace grundy::engine;
 
@@ -28,6 +34,10 @@ using namespace grundy::engine;
 void sweep_strip_avx2(StripWindows& s, const StripBatch& b) {
     sweep_strip_body(s, b);
 }
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 }  // namespace grundy::strip
