@@ -45,6 +45,9 @@ def read_row_periods(path: str) -> tuple[list[RowPeriod], list[str]]:
     except OSError as e:
         raise gd.DataError(f"{path}: cannot read: {e.strerror}") from e
     rows: list[RowPeriod] = []
+    # A block column holds a whole period of values: megabytes for the rows of a long strip,
+    # beyond the csv module's default limit of 131072 characters a field.
+    csv.field_size_limit(sys.maxsize)
     with handle:
         try:
             comments: list[int] = [0]
