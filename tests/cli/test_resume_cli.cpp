@@ -289,21 +289,8 @@ TEST_F(CliResume, DamagedStoredChunk) {
     const std::string ref = dir.file("ref.h5"), f = dir.file("f.h5");
     const Stopped s = finished_then_stopped(run, ref, f, SIGTERM);
     ASSERT_EQ(s.status, 75) << s.log;
-    haddr_t addr = HADDR_UNDEF;
-    hsize_t size = 0;
-    {
-        hid_t h = H5Fopen(f.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-        hid_t d = H5Dopen2(h, "grundy", H5P_DEFAULT);
-        const hsize_t offset[2] = {64, 64};
-        unsigned mask = 0;
-        H5Dget_chunk_info_by_coord(d, offset, &mask, &addr, &size);
-        H5Dclose(d);
-        H5Fclose(h);
-    }
-    ASSERT_NE(addr, HADDR_UNDEF);
-    std::string bytes = slurp(f);
-    for (hsize_t k = size / 2; k < size / 2 + 64; ++k) bytes[addr + k] ^= 0x5A;
-    std::ofstream(f, std::ios::binary) << bytes;
+    const std::string bytes = testing::damage_chunk(f, 64, 64);
+    ASSERT_FALSE(bytes.empty()) << "no chunk stored at (64, 64)";
     const auto r = run_grundy(command(run, f) + " --resume");
     EXPECT_EQ(r.status, 2) << r.output;
     EXPECT_NE(r.output.find("damaged"), std::string::npos) << r.output;
