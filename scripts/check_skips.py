@@ -34,7 +34,7 @@ def skip_reason(case, skipped):
     for i, text in enumerate(lines):
         if text.endswith(": Skipped") and i + 1 < len(lines):
             return lines[i + 1]
-    return skipped.get("message", "") or (skipped.text or "").strip()
+    return (skipped.text or "").strip() or skipped.get("message", "")
 
 
 def skips(junit):
@@ -46,8 +46,10 @@ def skips(junit):
             continue
         if case.get("status") is not None:  # ctest: classname is the test's name
             name = "ctest:" + case.get("name")
-        else:
+        elif case.get("classname"):
             name = f"pytest:{case.get('classname')}::{case.get('name')}"
+        else:  # a whole module skipped while collecting it: its name alone
+            name = f"pytest:{case.get('name')}::(module)"
         yield name, skip_reason(case, skipped)
 
 
