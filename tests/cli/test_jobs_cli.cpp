@@ -5,7 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -95,6 +95,17 @@ TEST(CliJobs, SectionsRunInOrderUntilOneFails) {
     EXPECT_FALSE(fs::exists(dir.file("p.csv"))) << "the section after the failure ran";
 }
 
+// Whether `text` holds `pieces` one after another (anything between them).
+bool contains_in_order(const std::string& text, std::initializer_list<const char*> pieces) {
+    size_t at = 0;
+    for (const char* piece : pieces) {
+        at = text.find(piece, at);
+        if (at == std::string::npos) return false;
+        at += std::string(piece).size();
+    }
+    return true;
+}
+
 // The progress line, redrawn in place ("\r") four times a second: compute's share, cells and
 // speed; periods' phase, column and settled rows. A run sleeping after every block (periods'
 // --test-delay-us) or a table of seconds lasts several redraws on any machine.
@@ -102,16 +113,14 @@ TEST(CliJobs, ProgressLines) {
     ScratchDir dir;
     const auto c = run_grundy("compute --rows 8000 --cols 8000 --threads 1 --progress --no-output");
     ASSERT_EQ(c.status, 0) << c.output;
-    EXPECT_TRUE(std::regex_search(c.output, std::regex("\r\\[ *[0-9.]+%\\] [0-9.]+ [kMG]? ?cells, "
-                                                       "[0-9.]+ [kMG]? ?cells/s, ETA [0-9:]+")))
+    // (Pieces of the line, not std::regex: GCC 12 warns inside it under the sanitizers.)
+    EXPECT_TRUE(contains_in_order(c.output, {"\r[", "%] ", " cells, ", " cells/s, ETA "}))
         << c.output;
     const auto p = run_grundy("periods --rows 40 --progress --test-delay-us 300000 --csv " +
                               dir.file("p.csv"));
     ASSERT_EQ(p.status, 0) << p.output;
-    EXPECT_TRUE(
-        std::regex_search(p.output, std::regex("\rphase 1/2: column [0-9.]+ [kMG]? ?\\("
-                                               "[0-9.]+ [kMG]? ?col/s\\), rows 0\\.\\.[0-9]+ "
-                                               "settled, certificate expected near column")))
+    EXPECT_TRUE(contains_in_order(p.output, {"\rphase 1/2: column ", " col/s), rows 0..",
+                                             " settled, certificate expected near column "}))
         << p.output;
 }
 
