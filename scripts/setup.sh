@@ -3,7 +3,7 @@
 
 GRUNDY_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 GRUNDY_PACKAGES=(
-  cmake g++ make pkg-config ccache time
+  cmake g++ make pkg-config ccache time gcovr
   libhdf5-dev hdf5-tools libboost-program-options-dev libgtest-dev zlib1g-dev libdeflate-dev
   libblosc-dev hdf5-filter-plugin-blosc-serial
   python3 python3-h5py python3-numpy python3-matplotlib python3-pytest python3-dev pybind11-dev

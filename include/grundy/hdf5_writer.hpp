@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -58,6 +59,12 @@ struct Hdf5WriterOptions {
     // run with a file that --resume continues (Hdf5Writer::stop_requested). Without it a full
     // disk strikes inside HDF5, which then usually cannot close the file, and it is removed.
     bool preallocate = true;
+    // Testing aid (grundy compute's --test-pause-after-chunks): once this many chunks are written
+    // in this run, the file is flushed as at a checkpoint and `paused` is called on the writer
+    // thread before anything else is written, so that a test can signal or kill the run at a
+    // known point instead of racing its end. 0: never.
+    uint64_t pause_after_chunks = 0;
+    std::function<void()> paused = nullptr;
 };
 
 class Hdf5Writer final : public TileSink {

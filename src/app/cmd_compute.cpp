@@ -1,5 +1,8 @@
 // grundy compute: fill a table and stream it into an HDF5 file (or discard it, for benchmarks).
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -47,7 +50,10 @@ void describe(po::options_description& o, std::vector<std::string>&) {
          "seconds between flushes of the file's chunk index, so that a killed run more often "
          "leaves a file --resume can continue (0: never)")
         ("progress", po::bool_switch(), "show progress on stderr even when it is not a terminal")
-        ("quiet,q", po::bool_switch(), "no progress and no summary");
+        ("quiet,q", po::bool_switch(), "no progress and no summary")
+        ("test-pause-after-chunks", po::value<std::string>(),
+         "testing aid: once this many chunks are written (and the file flushed), the process "
+         "stops itself (SIGSTOP) until it is continued or signalled");
     // clang-format on
     add_max_memory_option(o);
 }
@@ -134,6 +140,12 @@ int run(const po::variables_map& v) {
             .resume = resume,
             .checkpoint_seconds = checkpoint,
             .preallocate = allocate_ahead,
+            .pause_after_chunks = v.count("test-pause-after-chunks")
+                                      ? count_option(v, "test-pause-after-chunks", 1, ~uint64_t{0})
+                                      : 0,
+            // The whole process stops, its threads included: a test then signals or kills it
+            // at exactly this point.
+            .paused = [] { ::kill(::getpid(), SIGSTOP); },
         });
     if (resume) {
         // The run must be the stopped one; --tile and --compression, when not given, are the

@@ -1,6 +1,7 @@
 // grundy run JOB.ini: run the sections of a job file in order, each as the subcommand it names
 // ([compute], [analyze], ...), with the same option names as the command line. Options given
 // after the job file override the file's values in every section that has them.
+#include <algorithm>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -38,16 +39,21 @@ int run(const po::variables_map&) {
 int run_job(const Args& args) {
     if (args.empty()) throw Error("usage: grundy run JOB.ini [--option value ...]");
     if (args[0] == "--help" || args[0] == "-h") {
-        std::cout << "Usage: grundy run JOB.ini [--option value ...]\n\n"
+        std::cout << "Usage: grundy run JOB.ini [--dry-run] [--option value ...]\n\n"
                      "Runs each [section] of JOB.ini as the command it names (compute, analyze,\n"
                      "periods, ...), in order, with the section's key = value lines as options\n"
                      "(the same names as on the command line). Options after the job file\n"
                      "override the file in every section that has them. Paths are relative to\n"
-                     "the current directory.\n";
+                     "the current directory. --dry-run checks every section's options and\n"
+                     "prints the command each would run, running none.\n";
         return 0;
     }
     const std::vector<JobFileSection> sections = read_job_file(args[0]);
-    const Args overrides(args.begin() + 1, args.end());
+    // --dry-run: every section parsed and printed as the command it makes, none run.
+    Args overrides(args.begin() + 1, args.end());
+    const auto dry = std::find(overrides.begin(), overrides.end(), std::string("--dry-run"));
+    const bool dry_run = dry != overrides.end();
+    if (dry_run) overrides.erase(dry);
     // Every override must mean something to at least one section, or it is a typo.
     std::set<std::string> known;
     for (const auto& s : sections) {
@@ -77,14 +83,15 @@ int run_job(const Args& args) {
             }
             if (has_value) ++i;
         }
-        const int status = run_command(c, mine, &s.job);
+        const int status = run_command(c, mine, &s.job, dry_run);
         if (status != 0) return status;
     }
     return 0;
 }
 
 const CommandRegistrar registrar({"run", "run a job file (INI sections named after commands)",
-                                  "JOB.ini [--option value ...]", "", 90, describe, run});
+                                  "JOB.ini [--dry-run] [--option value ...]", "", 90, describe,
+                                  run});
 
 }  // namespace
 

@@ -33,6 +33,23 @@ const Command* find_command(const std::string& name) {
     return nullptr;
 }
 
+// "grundy NAME --option value ...": the options given (not their defaults), in name order.
+std::string command_line(const Command& command, const po::variables_map& values) {
+    std::string line = std::string("grundy ") + command.name;
+    for (const auto& [name, value] : values) {
+        if (value.defaulted()) continue;
+        const boost::any& v = value.value();
+        if (const bool* on = boost::any_cast<bool>(&v)) {
+            if (*on) line += " --" + name;
+        } else if (const std::string* text = boost::any_cast<std::string>(&v)) {
+            line += " --" + name + " " + *text;
+        } else if (const auto* list = boost::any_cast<std::vector<std::string>>(&v)) {
+            for (const std::string& item : *list) line += " --" + name + " " + item;
+        }
+    }
+    return line;
+}
+
 bool parse_command_options(const Command& command, const Args& args, const JobSection* job,
                            po::variables_map& values) {
     po::options_description options(std::string("Options of grundy ") + command.name);
@@ -76,9 +93,13 @@ bool parse_command_options(const Command& command, const Args& args, const JobSe
     return true;
 }
 
-int run_command(const Command& command, const Args& args, const JobSection* job) {
+int run_command(const Command& command, const Args& args, const JobSection* job, bool parse_only) {
     po::variables_map values;
     if (!parse_command_options(command, args, job, values)) return 0;
+    if (parse_only) {
+        std::cout << command_line(command, values) << std::endl;
+        return 0;
+    }
     return command.run(values);
 }
 

@@ -51,7 +51,10 @@ struct JobSection {
 // options the command does not have or values of the wrong kind.
 bool parse_command_options(const Command& command, const Args& args, const JobSection* job,
                            po::variables_map& values);
-// Parses and runs `command` with `args` and, inside `grundy run`, a job section.
-int run_command(const Command& command, const Args& args, const JobSection* job);
+// Parses and runs `command` with `args` and, inside `grundy run`, a job section. With
+// `parse_only` (grundy run --dry-run) it stops after the parse and prints the command the
+// options make, "grundy NAME --option value ...", instead of running it.
+int run_command(const Command& command, const Args& args, const JobSection* job,
+                bool parse_only = false);
 
 }  // namespace grundy::app

@@ -99,12 +99,16 @@ void Hdf5Writer::Impl::writer_loop() {
             // finds them stays in HDF5's cache until a flush: flushing now and then is
             // what lets a hard kill leave a file that --resume can continue.
             const auto now = std::chrono::steady_clock::now();
-            if (room && rc >= 0 && options.checkpoint_seconds > 0 &&
-                std::chrono::duration<double>(now - last_flush).count() >=
-                    options.checkpoint_seconds) {
+            const bool pause = room && rc >= 0 && options.pause_after_chunks > 0 &&
+                               chunks_written + 1 == options.pause_after_chunks;
+            if (room && rc >= 0 &&
+                (pause || (options.checkpoint_seconds > 0 &&
+                           std::chrono::duration<double>(now - last_flush).count() >=
+                               options.checkpoint_seconds))) {
                 rc = H5Fflush(file.get(), H5F_SCOPE_LOCAL);
                 last_flush = now;
             }
+            if (pause && rc >= 0 && options.paused) options.paused();
         }
         std::lock_guard<std::mutex> lock(mutex);
         if (!room) {

@@ -43,20 +43,17 @@ struct Stopped {
     std::string log;
 };
 
-// Starts `args`, waits until `file` has at least `bytes` bytes (the run is that far), sends
-// `sig`, and waits for the end. A run that never got that far, or that ended before the signal
-// (the table is too small for this machine), fails here with a message that says so.
-Stopped stop_when(const std::string& args, const std::string& file, uintmax_t bytes, int sig,
-                  const std::string& log) {
-    const pid_t pid = spawn_grundy(args, log);
+// Starts `args`, lets it run until it has written `chunks` chunks and flushed the file (its
+// hidden --test-pause-after-chunks stops it there), sends `sig`, and waits for the end: the
+// signal comes at that point of the run however busy the machine is. A run that ended before
+// that many chunks fails here with a message that says so.
+Stopped stop_at(const std::string& args, uint64_t chunks, int sig, const std::string& log) {
+    const pid_t pid =
+        spawn_grundy(args + " --test-pause-after-chunks " + std::to_string(chunks), log);
     EXPECT_GT(pid, 0);
     if (pid <= 0) return {};
-    const bool far = testing::wait_for_file_size(pid, file, bytes);
-    EXPECT_TRUE(far) << file << " never reached " << bytes << " bytes: " << slurp(log);
-    const bool signalled = far && testing::signal_while_running(pid, {sig});
-    EXPECT_TRUE(!far || signalled)
-        << "the run ended before signal " << sig << " at " << bytes << " bytes of " << file;
-    if (!signalled) ::kill(pid, SIGKILL);
+    const bool signalled = testing::signal_at_pause(pid, {sig});
+    EXPECT_TRUE(signalled) << "the run ended before " << chunks << " chunks: " << slurp(log);
     Stopped s;
     s.status = wait_grundy(pid);
     s.log = slurp(log);
@@ -107,35 +104,35 @@ long tiles_done(const std::string& log) {
 
 struct RunSpec {
     uint64_t rows, cols;
-    std::string options;  // besides --rows, --cols and -o
+    uint64_t tile;
+    std::string options;  // besides --rows, --cols, --tile and -o
+    // The table's chunks (one per tile), and `share` of them.
+    uint64_t chunks() const { return ((rows + tile - 1) / tile) * ((cols + tile - 1) / tile); }
+    uint64_t chunks(double share) const {
+        return std::max<uint64_t>(1, static_cast<uint64_t>(share * static_cast<double>(chunks())));
+    }
 };
 
 std::string command(const RunSpec& r, const std::string& file) {
-    return "compute --rows " + std::to_string(r.rows) + " --cols " + std::to_string(r.cols) + " " +
-           r.options + " -o " + file;
+    return "compute --rows " + std::to_string(r.rows) + " --cols " + std::to_string(r.cols) +
+           " --tile " + std::to_string(r.tile) + " " + r.options + " -o " + file;
 }
 
 class CliResume : public ::testing::Test {
   protected:
     ScratchDir dir;
-    // Runs `args`, writing `file`, and stops it by `sig` once it has written half the size of
-    // `uninterrupted` (the same table's finished file).
-    Stopped stop_halfway(const std::string& args, const std::string& file,
-                         const std::string& uninterrupted, int sig) {
-        return stop_when(args, file, fs::file_size(uninterrupted) / 2, sig, dir.file("log"));
-    }
     // The finished table of `run` into `uninterrupted`, then the same run into `file` stopped
-    // halfway by `sig` (status -1 if the finished run failed).
+    // by `sig` once half its chunks are written (status -1 if the finished run failed).
     Stopped finished_then_stopped(const RunSpec& run, const std::string& uninterrupted,
                                   const std::string& file, int sig) {
         const auto r = run_grundy(command(run, uninterrupted) + " -q");
         if (r.status != 0) return {-1, r.output};
-        return stop_halfway(command(run, file), file, uninterrupted, sig);
+        return stop_at(command(run, file), run.chunks(0.5), sig, dir.file("log"));
     }
 };
 
-// SIGTERM at several moments (by how much of the file is written), each resumed; one of them
-// stopped again while resuming and resumed once more. Both engine modes: a square (symmetric)
+// SIGTERM at several moments (after the first chunk, 30% and 65% of them), each resumed; one of
+// them stopped again while resuming and resumed once more. Both engine modes: a square (symmetric)
 // and a tall table (general: mirrored tiles filled into their sets).
 void stop_and_resume_at_several_moments(const RunSpec& run, const ScratchDir& dir) {
     auto file = [&](const std::string& name) { return dir.file(name); };
@@ -143,14 +140,11 @@ void stop_and_resume_at_several_moments(const RunSpec& run, const ScratchDir& di
     const auto r = run_grundy(command(run, reference) + " -q");
     ASSERT_EQ(r.status, 0) << r.output;
     const MemoryTable expected = table_in_memory(run.rows, run.cols);
-    const uintmax_t final_size = fs::file_size(reference);
 
     for (const double fraction : {0.0, 0.3, 0.65}) {
         SCOPED_TRACE("stopped at " + std::to_string(fraction));
         const std::string f = file("t" + std::to_string(static_cast<int>(fraction * 100)) + ".h5");
-        const Stopped s =
-            stop_when(command(run, f), f, static_cast<uintmax_t>(fraction * final_size), SIGTERM,
-                      file("log"));
+        const Stopped s = stop_at(command(run, f), run.chunks(fraction), SIGTERM, file("log"));
         ASSERT_EQ(s.status, 75) << s.log;
         EXPECT_NE(s.log.find("interrupted by signal 15 after"), std::string::npos) << s.log;
         EXPECT_NE(s.log.find("--resume"), std::string::npos) << s.log;
@@ -159,15 +153,16 @@ void stop_and_resume_at_several_moments(const RunSpec& run, const ScratchDir& di
         EXPECT_EQ(attribute(f, "complete"), 0);
         EXPECT_EQ(attribute(f, "resumable"), 1);
         const long done = tiles_done(s.log);
-        EXPECT_GE(done, 0) << s.log;
+        EXPECT_GE(done, static_cast<long>(run.chunks(fraction))) << s.log;
         // Readers refuse the unfinished file.
         EXPECT_THROW(Hdf5TableReader{f}, Error);
 
         if (fraction == 0.3) {
             // Stopped again while resuming, a little further on, then resumed once more.
-            const Stopped again = stop_when(command(run, f) + " --resume", f,
-                                            fs::file_size(f) + (final_size - fs::file_size(f)) / 3,
-                                            SIGTERM, file("log2"));
+            // A third of the chunks left, written by the resumed run.
+            const Stopped again =
+                stop_at(command(run, f) + " --resume",
+                        (run.chunks() - static_cast<uint64_t>(done)) / 3, SIGTERM, file("log2"));
             ASSERT_EQ(again.status, 75) << again.log;
             EXPECT_GE(tiles_done(again.log), done) << again.log;
             EXPECT_EQ(attribute(f, "resumable"), 1);
@@ -176,9 +171,7 @@ void stop_and_resume_at_several_moments(const RunSpec& run, const ScratchDir& di
         const auto resumed = run_grundy(command(run, f) + " --resume");
         ASSERT_EQ(resumed.status, 0) << resumed.output;
         EXPECT_NE(resumed.output.find("resumed:"), std::string::npos) << resumed.output;
-        if (done > 0) {
-            EXPECT_EQ(resumed.output.find("resumed: 0 cells"), std::string::npos) << resumed.output;
-        }
+        EXPECT_EQ(resumed.output.find("resumed: 0 cells"), std::string::npos) << resumed.output;
         EXPECT_EQ(attribute(f, "complete"), 1);
         EXPECT_EQ(attribute(f, "resumable"), 0);
         EXPECT_EQ(attribute(f, "resumed_runs"), fraction == 0.3 ? 2 : 1);
@@ -191,17 +184,17 @@ void stop_and_resume_at_several_moments(const RunSpec& run, const ScratchDir& di
 }
 
 TEST_F(CliResume, SquareStoppedAtSeveralMoments) {
-    stop_and_resume_at_several_moments({4096, 4096, "--tile 128 --threads 2"}, dir);
+    stop_and_resume_at_several_moments({4096, 4096, 128, "--threads 2"}, dir);
 }
 
 TEST_F(CliResume, TallTableStoppedAtSeveralMoments) {
-    stop_and_resume_at_several_moments({4000, 1500, "--tile 96 --threads 2"}, dir);
+    stop_and_resume_at_several_moments({4000, 1500, 96, "--threads 2"}, dir);
 }
 
 // Blosc and uncompressed chunks resume as well (the stored tiles are decoded by grundy).
 TEST_F(CliResume, OtherCompressions) {
     for (const std::string c : {"none", "blosc"}) {
-        const RunSpec run{2000, 2500, "--tile 64 --threads 2 --compression " + c};
+        const RunSpec run{2000, 2500, 64, "--threads 2 --compression " + c};
         const std::string ref = dir.file(c + "-ref.h5"), f = dir.file(c + ".h5");
         const Stopped s = finished_then_stopped(run, ref, f, SIGINT);
         ASSERT_EQ(s.status, 75) << s.log;
@@ -216,7 +209,7 @@ TEST_F(CliResume, OtherCompressions) {
 
 // A job file continues with `grundy run JOB.ini --resume`.
 TEST_F(CliResume, JobFileResume) {
-    const RunSpec run{2048, 2048, "--tile 64 --threads 2"};
+    const RunSpec run{2048, 2048, 64, "--threads 2"};
     const std::string ref = dir.file("ref.h5"), f = dir.file("job.h5");
     ASSERT_EQ(run_grundy(command(run, ref) + " -q").status, 0);
     // force = true, as in jobs/*.ini: --resume continues the file instead of overwriting it.
@@ -224,7 +217,9 @@ TEST_F(CliResume, JobFileResume) {
                                           "threads = 2\nforce = true\ncompression = deflate\n"
                                           "output = "
                                        << f << "\n";
-    const Stopped s = stop_halfway("run " + dir.file("job.ini"), f, ref, SIGTERM);
+    // Options after the job file reach its [compute] section, the testing aid too.
+    const Stopped s =
+        stop_at("run " + dir.file("job.ini"), run.chunks(0.5), SIGTERM, dir.file("log"));
     ASSERT_EQ(s.status, 75) << s.log;
     const auto r = run_grundy("run " + dir.file("job.ini") + " --resume");
     ASSERT_EQ(r.status, 0) << r.output;
@@ -235,7 +230,7 @@ TEST_F(CliResume, JobFileResume) {
 
 // Every refusal: exit status 2, one line naming the reason, the file unchanged.
 TEST_F(CliResume, Refusals) {
-    const RunSpec run{1500, 1500, "--tile 64 --threads 2"};
+    const RunSpec run{1500, 1500, 64, "--threads 2"};
     const std::string stopped = dir.file("stopped.h5"), complete = dir.file("complete.h5");
     const Stopped s = finished_then_stopped(run, complete, stopped, SIGTERM);
     ASSERT_EQ(s.status, 75) << s.log;
@@ -290,25 +285,12 @@ TEST_F(CliResume, Refusals) {
 // A stored chunk damaged on disk: refused with one line when its tile is read back, and the
 // file is left as it was (nothing is written before every stored tile has been replayed).
 TEST_F(CliResume, DamagedStoredChunk) {
-    const RunSpec run{1500, 1500, "--tile 64 --threads 2"};
+    const RunSpec run{1500, 1500, 64, "--threads 2"};
     const std::string ref = dir.file("ref.h5"), f = dir.file("f.h5");
     const Stopped s = finished_then_stopped(run, ref, f, SIGTERM);
     ASSERT_EQ(s.status, 75) << s.log;
-    haddr_t addr = HADDR_UNDEF;
-    hsize_t size = 0;
-    {
-        hid_t h = H5Fopen(f.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-        hid_t d = H5Dopen2(h, "grundy", H5P_DEFAULT);
-        const hsize_t offset[2] = {64, 64};
-        unsigned mask = 0;
-        H5Dget_chunk_info_by_coord(d, offset, &mask, &addr, &size);
-        H5Dclose(d);
-        H5Fclose(h);
-    }
-    ASSERT_NE(addr, HADDR_UNDEF);
-    std::string bytes = slurp(f);
-    for (hsize_t k = size / 2; k < size / 2 + 64; ++k) bytes[addr + k] ^= 0x5A;
-    std::ofstream(f, std::ios::binary) << bytes;
+    const std::string bytes = testing::damage_chunk(f, 64, 64);
+    ASSERT_FALSE(bytes.empty()) << "no chunk stored at (64, 64)";
     const auto r = run_grundy(command(run, f) + " --resume");
     EXPECT_EQ(r.status, 2) << r.output;
     EXPECT_NE(r.output.find("damaged"), std::string::npos) << r.output;
@@ -316,31 +298,31 @@ TEST_F(CliResume, DamagedStoredChunk) {
     EXPECT_TRUE(slurp(f) == bytes) << "file changed";
 }
 
-// SIGKILL gives no chance to close the file. With frequent checkpoints the file usually
-// resumes; when it does not, --resume says so in one line. Never a crash, never a wrong table.
+// SIGKILL gives no chance to close the file: what a hard kill leaves is what the last flush of
+// the chunk index saved (--checkpoint-every). Killed right after such a flush (the testing aid
+// flushes when it stops the run), every run resumes, replaying the more of the table the later
+// it was killed, into the table of an uninterrupted run.
 TEST_F(CliResume, HardKill) {
-    const RunSpec run{3000, 3000, "--tile 64 --threads 2 --checkpoint-every 0.02"};
+    const RunSpec run{3000, 3000, 64, "--threads 2 --checkpoint-every 0.02"};
     const std::string ref = dir.file("ref.h5");
     ASSERT_EQ(run_grundy(command(run, ref) + " -q").status, 0);
     const MemoryTable expected = table_in_memory(3000, 3000);
-    int resumed = 0;
+    unsigned long long earlier = 0;  // cells resumed after the previous kill
     for (const double fraction : {0.2, 0.5, 0.8}) {
         SCOPED_TRACE("killed at " + std::to_string(fraction));
         const std::string f = dir.file("k" + std::to_string(static_cast<int>(fraction * 10)));
-        const Stopped s =
-            stop_when(command(run, f), f, static_cast<uintmax_t>(fraction * fs::file_size(ref)),
-                      SIGKILL, dir.file("log"));
+        const Stopped s = stop_at(command(run, f), run.chunks(fraction), SIGKILL, dir.file("log"));
         ASSERT_EQ(s.status, 128 + SIGKILL) << s.log;
-        const auto r = run_grundy(command(run, f) + " --resume -q");
-        if (r.status == 0) {
-            ++resumed;
-            expect_same_table(f, ref, expected);
-        } else {
-            EXPECT_EQ(r.status, 2) << r.output;
-            EXPECT_EQ(lines(r.output), 1u) << r.output;
-        }
+        const auto r = run_grundy(command(run, f) + " --resume");
+        ASSERT_EQ(r.status, 0) << r.output;
+        // The chunks flushed before the kill were taken over: more, the later the kill.
+        const size_t at = r.output.find("resumed: ");
+        ASSERT_NE(at, std::string::npos) << r.output;
+        const unsigned long long cells = std::strtoull(r.output.c_str() + at + 9, nullptr, 10);
+        EXPECT_GT(cells, earlier) << r.output;
+        earlier = cells;
+        expect_same_table(f, ref, expected);
     }
-    GTEST_LOG_(INFO) << resumed << " of 3 killed runs resumed";
 }
 
 // Runs the binary with a file size limit of `limit` bytes (RLIMIT_FSIZE: a write past it fails
@@ -367,8 +349,8 @@ long tiles_kept(const std::string& log) {
 // stopped run; the same command with --resume continues it (stopped once more by the limit
 // while resuming) into the table of an uninterrupted run, chunk for chunk.
 TEST_F(CliResume, FullDiskKeepsTheTilesWrittenAndResumes) {
-    for (const RunSpec& run : {RunSpec{2048, 2048, "--tile 128 --threads 2"},
-                               RunSpec{1500, 2600, "--tile 96 --threads 2 --compression none"}}) {
+    for (const RunSpec& run : {RunSpec{2048, 2048, 128, "--threads 2"},
+                               RunSpec{1500, 2600, 96, "--threads 2 --compression none"}}) {
         SCOPED_TRACE(command(run, "F"));
         const std::string ref = dir.file("ref.h5"), f = dir.file("full.h5");
         fs::remove(f);
@@ -438,18 +420,16 @@ TEST_F(CliResume, FullDiskInsideHdf5RemovesTheFile) {
 
 // A second signal while stopping ends the run at once and removes its file.
 TEST_F(CliResume, SecondSignalAbortsAtOnce) {
-    const RunSpec run{4096, 4096, "--tile 512 --threads 1"};
+    const RunSpec run{4096, 4096, 512, "--threads 1"};
     const std::string f = dir.file("f.h5");
-    const pid_t pid = spawn_grundy(command(run, f), dir.file("log"));
+    const pid_t pid =
+        spawn_grundy(command(run, f) + " --test-pause-after-chunks 2", dir.file("log"));
     ASSERT_GT(pid, 0);
-    // Under way: its first chunks written.
-    ASSERT_TRUE(testing::wait_for_file_size(pid, f, 256 << 10))
-        << "no 256 KiB of chunks written: " << slurp(dir.file("log"));
-    // Both signals pending at once (the run frozen while they are sent): the second always
-    // comes while the first stop is still waiting for the tiles in flight. Another signal
-    // number, so that the two are not merged into one.
-    ASSERT_TRUE(testing::signal_while_running(pid, {SIGTERM, SIGINT}))
-        << "the run ended before the signals";
+    // Under way: its first chunks written. Both signals pending at once (the run stopped while
+    // they are sent): the second always comes while the first stop is still waiting for the
+    // tiles in flight. Another signal number, so that the two are not merged into one.
+    ASSERT_TRUE(testing::signal_at_pause(pid, {SIGTERM, SIGINT}))
+        << "the run ended before the signals: " << slurp(dir.file("log"));
     const int status = wait_grundy(pid);
     const std::string log = slurp(dir.file("log"));
     // Pending signals are taken lowest number first, so which of the two is the second (the one

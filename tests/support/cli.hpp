@@ -215,13 +215,9 @@ inline bool wait_for_cpu_time(pid_t pid, int sig, unsigned ms) {
     });
 }
 
-// Sends `signals`, in this order, to a run that is still under way, and returns true; returns
-// false, sending nothing, if the run had already ended. The run is first frozen (SIGSTOP, and
-// waited for until every thread is stopped), so that it cannot end between the check and the
-// signals, and so that signals sent together are all pending when it goes on (SIGCONT): its
-// handlers see them one after another before any of its own code runs again.
-inline bool signal_while_running(pid_t pid, std::initializer_list<int> signals) {
-    if (pid <= 0 || ::kill(pid, SIGSTOP) != 0) return false;
+// Waits until the child `pid` is stopped (by SIGSTOP), then sends it `signals`, in this order,
+// and SIGCONT; false, sending nothing, if it ended instead.
+inline bool signal_when_stopped(pid_t pid, std::initializer_list<int> signals) {
     siginfo_t info{};
     // A child's stop or end, left waitable (WNOWAIT) for wait_grundy.
     while (::waitid(P_PID, static_cast<id_t>(pid), &info, WSTOPPED | WEXITED | WNOWAIT) != 0)
@@ -230,6 +226,23 @@ inline bool signal_while_running(pid_t pid, std::initializer_list<int> signals) 
     for (const int sig : signals) ::kill(pid, sig);
     ::kill(pid, SIGCONT);
     return true;
+}
+
+// Sends `signals`, in this order, to a run that is still under way, and returns true; returns
+// false, sending nothing, if the run had already ended. The run is first frozen (SIGSTOP, and
+// waited for until every thread is stopped), so that it cannot end between the check and the
+// signals, and so that signals sent together are all pending when it goes on (SIGCONT): its
+// handlers see them one after another before any of its own code runs again.
+inline bool signal_while_running(pid_t pid, std::initializer_list<int> signals) {
+    if (pid <= 0 || ::kill(pid, SIGSTOP) != 0) return false;
+    return signal_when_stopped(pid, signals);
+}
+
+// Waits until the run stops itself (grundy compute --test-pause-after-chunks N: N chunks written
+// and flushed), then sends `signals` and lets it go on: the signals come at exactly that point
+// of the run, however busy the machine. Returns false, sending nothing, if the run ended first.
+inline bool signal_at_pause(pid_t pid, std::initializer_list<int> signals) {
+    return pid > 0 && signal_when_stopped(pid, signals);
 }
 
 }  // namespace grundy::testing

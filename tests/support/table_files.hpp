@@ -2,7 +2,11 @@
 // back whole against it.
 #pragma once
 
+#include <hdf5.h>
+
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -32,6 +36,26 @@ inline void expect_file_equals(const std::string& path, const MemoryTable& expec
     std::vector<uint32_t> values(reader.rows() * reader.cols());
     reader.read(0, 0, reader.cols(), reader.rows(), values.data());
     EXPECT_EQ(values, expected.values());
+}
+
+// Flips 64 bytes in the middle of the stored chunk of /grundy that holds row y, column x, as a
+// failing disk might; returns the file's new bytes ("" when the chunk is not stored).
+inline std::string damage_chunk(const std::string& path, uint64_t y, uint64_t x) {
+    haddr_t addr = HADDR_UNDEF;
+    hsize_t size = 0;
+    hid_t h = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = H5Dopen2(h, "grundy", H5P_DEFAULT);
+    const hsize_t offset[2] = {y, x};
+    unsigned mask = 0;
+    H5Dget_chunk_info_by_coord(d, offset, &mask, &addr, &size);
+    H5Dclose(d);
+    H5Fclose(h);
+    if (addr == HADDR_UNDEF || size < 128) return "";
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (hsize_t k = size / 2; k < size / 2 + 64; ++k) bytes[addr + k] ^= 0x5A;
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+    return bytes;
 }
 
 }  // namespace grundy::testing

@@ -124,36 +124,31 @@ TEST(Periods, AgreeWithCriterionOnStoredTable) {
 }
 
 // The strip's column sweep against the square engine, cell by cell, and a restore from a
-// snapshot continuing exactly like the original.
-TEST(Periods, StripMatchesTableAndRestores) {
+// snapshot continuing exactly like the original: every kernel build (a build this CPU cannot
+// run is skipped, with the reason).
+class PeriodsKernel : public testing::EachKernelBuild {};
+
+TEST_P(PeriodsKernel, StripMatchesTableAndRestores) {
     constexpr uint64_t Y = 24, X = 3000;
     const MemoryTable t = table(Y, X);
-    for (const auto& [k, bmi2] : {std::pair{MexKernel::Portable, false},
-                                  {MexKernel::Portable, true},
-                                  {MexKernel::Summary, false},
-                                  {MexKernel::Summary, true},
-                                  {MexKernel::Avx2, false},
-                                  {MexKernel::Avx512, false}}) {
-        if (!mex_kernel_supported(k)) continue;
-        // The portable and summary kernels in both builds (sweep_bmi2.cpp) where BMI2 is there.
-        testing::Bmi2Builds builds(bmi2);
-        if (bmi2 && !engine::use_bmi2_builds()) continue;
-        strip::Strip strip(Y, k);
-        std::vector<uint64_t> g(Y);
-        strip::StripSnapshot snap;
-        for (uint64_t x = 0; x < X; ++x) {
-            strip.advance(g.data());
-            for (uint64_t y = 0; y < Y; ++y) ASSERT_EQ(g[y], t(x, y)) << x << "," << y;
-            if (x == 1000) strip.snapshot(snap);
-        }
-        strip::Strip again(Y, k);
-        again.restore(snap);
-        for (uint64_t x = 1001; x < X; ++x) {
-            again.advance(g.data());
-            for (uint64_t y = 0; y < Y; ++y) ASSERT_EQ(g[y], t(x, y)) << x << "," << y;
-        }
+    strip::Strip strip(Y, kernel());
+    std::vector<uint64_t> g(Y);
+    strip::StripSnapshot snap;
+    for (uint64_t x = 0; x < X; ++x) {
+        strip.advance(g.data());
+        for (uint64_t y = 0; y < Y; ++y) ASSERT_EQ(g[y], t(x, y)) << x << "," << y;
+        if (x == 1000) strip.snapshot(snap);
+    }
+    strip::Strip again(Y, kernel());
+    again.restore(snap);
+    for (uint64_t x = 1001; x < X; ++x) {
+        again.advance(g.data());
+        for (uint64_t y = 0; y < Y; ++y) ASSERT_EQ(g[y], t(x, y)) << x << "," << y;
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(EachBuild, PeriodsKernel, ::testing::ValuesIn(testing::kKernelBuilds),
+                         testing::kernel_build_name);
 
 TEST(Periods, DamagedStateIsNotAccepted) {
     strip::Strip strip(24, MexKernel::Auto);

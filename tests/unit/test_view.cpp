@@ -3,12 +3,17 @@
 // bounds of the chunk cache and of the tiles. (The HTTP side and the browser: tests/python.)
 #include <gtest/gtest.h>
 
+#include <hdf5.h>
+
 #include <cmath>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include "grundy/engine.hpp"
 #include "grundy/hdf5_reader.hpp"
 #include "support/analysis_fixtures.hpp"
+#include "support/cli.hpp"
 #include "support/scratch_dir.hpp"
 #include "view/pyramid.hpp"
 #include "view/table_source.hpp"
@@ -118,6 +123,47 @@ TEST(ViewPyramid, SavedLoadedAndCheckedAgainstTheTable) {
     view::Pyramid other = built;
     other.levels.front().blocks.front().sample += 1;
     view::save_pyramid(other, view::pyramid_path(path));
+    EXPECT_FALSE(view::load_pyramid(table).has_value());
+}
+
+// A damaged TABLE.pyramid (not HDF5, cut short, bytes flipped, another format version) is not
+// used: load_pyramid says so (grundy view then builds the pyramid again), never a crash.
+TEST(ViewPyramid, DamagedFilesAreNotUsed) {
+    ScratchDir dir;
+    const std::string path = dir / "t.h5";
+    write_table(path, kRows, kCols);
+    const Hdf5TableReader table(path);
+    const std::string side = view::pyramid_path(path);
+    view::save_pyramid(view::build_pyramid(table), side);
+    const std::string good = testing::slurp(side);
+    ASSERT_TRUE(view::load_pyramid(table).has_value());
+    auto write = [&](const std::string& bytes) {
+        std::ofstream(side, std::ios::binary | std::ios::trunc) << bytes;
+    };
+    write("not a pyramid\n");
+    EXPECT_FALSE(view::load_pyramid(table).has_value());
+    for (const size_t keep : {good.size() / 2, good.size() - 100, size_t{600}}) {
+        write(good.substr(0, keep));
+        EXPECT_FALSE(view::load_pyramid(table).has_value()) << keep << " bytes";
+    }
+    // Bytes flipped all over the file: refused or read, but never a crash or a wrong shape.
+    for (size_t step : {size_t{97}, size_t{1013}}) {
+        std::string bytes = good;
+        for (size_t i = 0; i < bytes.size(); i += step) bytes[i] ^= 0x20;
+        write(bytes);
+        if (const auto p = view::load_pyramid(table)) {
+            EXPECT_EQ(p->rows, kRows);
+            EXPECT_EQ(p->cols, kCols);
+        }
+    }
+    write(good);
+    hid_t f = H5Fopen(side.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    hid_t a = H5Aopen(f, "version", H5P_DEFAULT);
+    const int64_t version = 2;
+    H5Awrite(a, H5T_NATIVE_INT64, &version);
+    H5Aclose(a);
+    H5Fclose(f);
     EXPECT_FALSE(view::load_pyramid(table).has_value());
 }
 

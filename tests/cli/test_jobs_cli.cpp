@@ -1,0 +1,128 @@
+// Job files (grundy run): the committed jobs/*.ini parsed and dry-run, several sections run in
+// order with overrides reaching each, a failing section ending the job; and the progress line of
+// compute and periods as a user at a terminal (or with --progress) sees it.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "support/cli.hpp"
+#include "support/scratch_dir.hpp"
+#include "support/table_files.hpp"
+
+namespace grundy {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace testing;
+
+// The [section] names of a job file, in order.
+std::vector<std::string> sections(const fs::path& job) {
+    std::ifstream in(job);
+    std::vector<std::string> names;
+    for (std::string line; std::getline(in, line);)
+        if (line.size() > 2 && line.front() == '[')
+            names.push_back(line.substr(1, line.find(']') - 1));
+    return names;
+}
+
+// Every committed job file parses: --dry-run prints one command per section, in order, with the
+// file's options, and runs none of them (nothing is written).
+TEST(CliJobs, CommittedJobFilesParse) {
+    int files = 0;
+    for (const auto& entry : fs::directory_iterator(fs::path(GRUNDY_SOURCE_DIR) / "jobs")) {
+        if (entry.path().extension() != ".ini") continue;
+        ++files;
+        SCOPED_TRACE(entry.path().string());
+        const auto r = run_grundy("run " + entry.path().string() + " --dry-run");
+        ASSERT_EQ(r.status, 0) << r.output;
+        std::string expected;
+        for (const std::string& s : sections(entry.path())) expected += "grundy " + s + " ";
+        std::istringstream lines(r.output);
+        std::string got;
+        for (std::string line; std::getline(lines, line);) {
+            EXPECT_NE(line.find(" --rows "), std::string::npos) << line;  // the file's options
+            got += line.substr(0, line.find(" --")) + " ";
+        }
+        EXPECT_EQ(got, expected) << r.output;
+    }
+    EXPECT_GE(files, 2);
+}
+
+// --dry-run prints the command a section makes (overrides included) and writes nothing; an
+// option the section's command does not know is refused as in a real run.
+TEST(CliJobs, DryRunPrintsTheCommandsAndRunsNone) {
+    ScratchDir dir;
+    const std::string job = dir.file("job.ini"), out = dir.file("a.h5");
+    std::ofstream(job) << "[compute]\nrows = 40\ncols = 50\noutput = " << out << "\nforce = true\n";
+    const auto r = run_grundy("run " + job + " --dry-run --cols 7");
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_EQ(r.output, "grundy compute --cols 7 --force --output " + out + " --rows 40\n");
+    EXPECT_FALSE(fs::exists(out));
+    std::ofstream(dir.file("bad.ini")) << "[compute]\nrows = 4\ncolour = red\n";
+    const auto bad = run_grundy("run " + dir.file("bad.ini") + " --dry-run");
+    EXPECT_EQ(bad.status, 2) << bad.output;
+    EXPECT_NE(bad.output.find("colour"), std::string::npos) << bad.output;
+}
+
+// Sections run in order, each with the overrides its command knows; a section that fails ends
+// the job with its status, and the sections after it do not run.
+TEST(CliJobs, SectionsRunInOrderUntilOneFails) {
+    ScratchDir dir;
+    const std::string job = dir.file("job.ini");
+    std::ofstream(job) << "[compute]\nrows = 40\ncols = 50\nquiet = true\noutput = "
+                       << dir.file("a.h5") << "\n\n[compute]\nrows = 30\ncols = 20\nquiet = true\n"
+                       << "output = " << dir.file("b.h5")
+                       << "\n\n[periods]\nrows = 9\nquiet = true\n"
+                       << "csv = " << dir.file("p.csv") << "\n";
+    const auto r = run_grundy("run " + job + " --cols 60");
+    ASSERT_EQ(r.status, 0) << r.output;
+    expect_file_equals(dir.file("a.h5"), table_in_memory(40, 60));
+    expect_file_equals(dir.file("b.h5"), table_in_memory(30, 60));
+    EXPECT_NE(slurp(dir.file("p.csv")).find("row"), std::string::npos);
+
+    // --force reaches both [compute] sections (and periods, which has it too).
+    const auto again = run_grundy("run " + job + " --force --rows 40");
+    EXPECT_EQ(again.status, 0) << again.output;
+    // Without it the first section refuses to overwrite a.h5: the others never run.
+    fs::remove(dir.file("p.csv"));
+    const auto refused = run_grundy("run " + job);
+    EXPECT_EQ(refused.status, 2) << refused.output;
+    EXPECT_NE(refused.output.find("exists"), std::string::npos) << refused.output;
+    EXPECT_FALSE(fs::exists(dir.file("p.csv"))) << "the section after the failure ran";
+}
+
+// Whether `text` holds `pieces` one after another (anything between them).
+bool contains_in_order(const std::string& text, std::initializer_list<const char*> pieces) {
+    size_t at = 0;
+    for (const char* piece : pieces) {
+        at = text.find(piece, at);
+        if (at == std::string::npos) return false;
+        at += std::string(piece).size();
+    }
+    return true;
+}
+
+// The progress line, redrawn in place ("\r") four times a second: compute's share, cells and
+// speed; periods' phase, column and settled rows. A run sleeping after every block (periods'
+// --test-delay-us) or a table of seconds lasts several redraws on any machine.
+TEST(CliJobs, ProgressLines) {
+    ScratchDir dir;
+    const auto c = run_grundy("compute --rows 8000 --cols 8000 --threads 1 --progress --no-output");
+    ASSERT_EQ(c.status, 0) << c.output;
+    // (Pieces of the line, not std::regex: GCC 12 warns inside it under the sanitizers.)
+    EXPECT_TRUE(contains_in_order(c.output, {"\r[", "%] ", " cells, ", " cells/s, ETA "}))
+        << c.output;
+    const auto p = run_grundy("periods --rows 40 --progress --test-delay-us 300000 --csv " +
+                              dir.file("p.csv"));
+    ASSERT_EQ(p.status, 0) << p.output;
+    EXPECT_TRUE(contains_in_order(p.output, {"\rphase 1/2: column ", " col/s), rows 0..",
+                                             " settled, certificate expected near column "}))
+        << p.output;
+}
+
+}  // namespace
+}  // namespace grundy
