@@ -20,9 +20,11 @@ std::vector<RowPeriod> listed_rows(const PeriodsResult& result) {
 std::vector<std::string> periods_comment(const PeriodsResult& result) {
     if (result.status == PeriodsResult::Status::Certified) return {};
     const uint64_t k = result.rows.size(), Y = result.rows_asked;
+    // Interrupted covers a stop and a checkpoint of a run that goes on: "not finished" is true
+    // of both.
     const std::string stopped = result.status == PeriodsResult::Status::NotCertified
                                     ? "not certified within --max-cols"
-                                    : "stopped";
+                                    : "not finished";
     std::vector<std::string> lines = {
         "grundy periods --rows " + std::to_string(Y) + ": " + stopped + " in phase " +
             std::to_string(result.phase) + " at column " + std::to_string(result.column),
