@@ -193,10 +193,15 @@ TEST(StateEstimate, FollowsTheMeasuredPeak) {
         const double rss = static_cast<double>(usage.ru_maxrss) * 1024;
         const double all = static_cast<double>(estimate_compute_bytes(s.rows, s.cols, 0, 2, false));
         // The test process's peak RSS covers every earlier run too: only the largest, last, is
-        // compared.
+        // compared; not under AddressSanitizer, whose shadow memory and quarantine are no part of
+        // what a run needs (the estimate against peak_state_bytes above holds there too).
+#if !defined(__SANITIZE_ADDRESS__)
         if (&s == &shapes[std::size(shapes) - 1]) {
             EXPECT_GE(all, rss) << s.rows << " x " << s.cols;
         }
+#else
+        (void)all, (void)rss;
+#endif
     }
 }
 
