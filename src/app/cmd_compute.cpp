@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "app/command.hpp"
+#include "app/compute_estimate.hpp"
 #include "app/options.hpp"
 #include "app/progress.hpp"
 #include "app/resources.hpp"
@@ -51,6 +52,9 @@ void describe(po::options_description& o, std::vector<std::string>&) {
          "leaves a file --resume can continue (0: never)")
         ("progress", po::bool_switch(), "show progress on stderr even when it is not a terminal")
         ("quiet,q", po::bool_switch(), "no progress and no summary")
+        ("estimate", po::bool_switch(),
+         "print the memory the run would take (as checked before it starts) against the budget, "
+         "and the disk its output would take, then exit without computing")
         ("test-pause-after-chunks", po::value<std::string>(),
          "testing aid: once this many chunks are written (and the file flushed), the process "
          "stops itself (SIGSTOP) until it is continued or signalled");
@@ -129,6 +133,11 @@ int run(const po::variables_map& v) {
     // table (never inside it). Not on a resume: the tiles taken over do not come by again.
     const bool pyramid = has_output && !resume && !v["no-pyramid"].as<bool>() &&
                          view::top_level(rows, cols) >= view::kPyramidBase;
+    if (v["estimate"].as<bool>()) {
+        std::cout << compute_estimate(engine, has_output ? &output : nullptr, pyramid, compression,
+                                      budget);
+        return 0;
+    }
     if (!resume)
         check_fits(engine, has_output ? &output : nullptr, pyramid, compression, 1.0, budget);
     std::unique_ptr<Hdf5Writer> writer;
