@@ -9,6 +9,7 @@
 // so the table's file is never touched. Layout: docs/viewer.md, "The pyramid".
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -69,6 +70,8 @@ class PyramidBuilder {
   private:
     void add_rows(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, const uint32_t* values,
                   uint64_t stride);
+    void add_piece(const uint32_t* row, uint64_t x0, uint64_t x, uint64_t end, uint64_t y,
+                   double inv, size_t brow);
     uint64_t rows_, cols_, width_, height_;
     std::vector<uint64_t> sum_g_;
     std::vector<double> sum_scaled_;
