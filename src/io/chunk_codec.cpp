@@ -42,30 +42,54 @@ libdeflate_compressor* compressor_for(int level) {
     return compressor.get();
 }
 
+// One row of a tile into a chunk: values narrowed to two bytes, or split into byte planes.
+// Per row, through GRUNDY_SIMD_CLONES: built for any x86-64 these loops took 3.9 instructions
+// per value (callgrind, 8192^2 with output), with AVX2 well under one.
+GRUNDY_SIMD_CLONES void narrow_row(const uint32_t* __restrict src, uint32_t n,
+                                   uint16_t* __restrict out) {
+    for (uint32_t i = 0; i < n; ++i) out[i] = static_cast<uint16_t>(src[i]);
+}
+
+GRUNDY_SIMD_CLONES void split_row_2(const uint32_t* __restrict src, uint32_t n,
+                                    uint8_t* __restrict b0, uint8_t* __restrict b1) {
+    for (uint32_t i = 0; i < n; ++i) {
+        b0[i] = static_cast<uint8_t>(src[i]);
+        b1[i] = static_cast<uint8_t>(src[i] >> 8);
+    }
+}
+
+GRUNDY_SIMD_CLONES void split_row_4(const uint32_t* __restrict src, uint32_t n,
+                                    uint8_t* __restrict b0, uint8_t* __restrict b1,
+                                    uint8_t* __restrict b2, uint8_t* __restrict b3) {
+    for (uint32_t i = 0; i < n; ++i) {
+        b0[i] = static_cast<uint8_t>(src[i]);
+        b1[i] = static_cast<uint8_t>(src[i] >> 8);
+        b2[i] = static_cast<uint8_t>(src[i] >> 16);
+        b3[i] = static_cast<uint8_t>(src[i] >> 24);
+    }
+}
+
 // Lays the tile out as a full chunk of little-endian values, byte-shuffled when `shuffle`:
-// byte k of every value goes to plane k, which is what H5Z's shuffle filter writes. Each plane
-// of a row is one plain loop, which the compiler vectorises; only edge tiles need the zeros
-// that pad them to the chunk.
+// byte k of every value goes to plane k, which is what H5Z's shuffle filter writes. Only edge tiles
+// need the zeros that pad them to the chunk.
 template <typename T>
 void layout(const TileView& tile, uint32_t chunk_rows, uint32_t chunk_cols, bool shuffle,
             uint8_t* dst) {
     const uint64_t n = uint64_t{chunk_rows} * chunk_cols;
-    // In locals: stores through a uint8_t* may alias anything, so the compiler would read
-    // tile.width again after every byte and not vectorise.
     const uint32_t width = tile.width, height = tile.height;
-    const uint32_t* values = tile.values;
     if (width != chunk_cols || height != chunk_rows) std::memset(dst, 0, n * sizeof(T));
     for (uint32_t j = 0; j < height; ++j) {
-        const uint32_t* __restrict src = values + uint64_t{j} * width;
+        const uint32_t* src = tile.values + uint64_t{j} * width;
         const uint64_t row = uint64_t{j} * chunk_cols;
-        if (!shuffle) {
-            T* __restrict out = reinterpret_cast<T*>(dst) + row;
-            for (uint32_t i = 0; i < width; ++i) out[i] = static_cast<T>(src[i]);
-            continue;
-        }
-        for (unsigned k = 0; k < sizeof(T); ++k) {
-            uint8_t* __restrict plane = dst + k * n + row;
-            for (uint32_t i = 0; i < width; ++i) plane[i] = static_cast<uint8_t>(src[i] >> (8 * k));
+        if constexpr (sizeof(T) == 2) {
+            if (shuffle)
+                split_row_2(src, width, dst + row, dst + n + row);
+            else
+                narrow_row(src, width, reinterpret_cast<uint16_t*>(dst) + row);
+        } else if (shuffle) {
+            split_row_4(src, width, dst + row, dst + n + row, dst + 2 * n + row, dst + 3 * n + row);
+        } else {
+            std::memcpy(dst + row * 4, src, uint64_t{width} * 4);
         }
     }
 }
