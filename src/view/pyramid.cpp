@@ -273,17 +273,25 @@ std::string pyramid_path(const std::string& table_path) {
 }
 
 Pyramid build_pyramid(const Hdf5TableReader& table) {
+    return *build_pyramid(table, [] { return false; });
+}
+
+std::optional<Pyramid> build_pyramid(const Hdf5TableReader& table,
+                                     const std::function<bool()>& stop) {
     const uint64_t rows = table.rows(), cols = table.cols();
     PyramidBuilder builder(rows, cols);
-    // Bands of whole chunks and whole blocks, about 64 MiB each.
+    // Bands of whole chunks and whole blocks, about 64 MiB each (a fraction of a second to
+    // read: how long a stop may wait).
     uint64_t band = std::lcm(table.chunk_rows(), kBase);
     while (band * 2 * cols * 4 <= (uint64_t{64} << 20)) band *= 2;
     std::vector<uint32_t> values(std::min(band, rows) * cols);
     for (uint64_t y = 0; y < rows; y += band) {
+        if (stop()) return std::nullopt;
         const uint64_t h = std::min(band, rows - y);
         table.read(0, y, cols, h, values.data());
         builder.add(0, y, cols, h, values.data(), cols);
     }
+    if (stop()) return std::nullopt;
     return builder.finish();
 }
 

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -87,6 +88,10 @@ std::string pyramid_path(const std::string& table_path);
 std::optional<Pyramid> load_pyramid(const Hdf5TableReader& table);
 // Builds the pyramid of a stored table, reading it once in bands of rows.
 Pyramid build_pyramid(const Hdf5TableReader& table);
+// The same, asking `stop` before each band and before the levels are made from the sums: when
+// it says true (a signal), the build ends there and gives nullopt, in a band's time at most.
+std::optional<Pyramid> build_pyramid(const Hdf5TableReader& table,
+                                     const std::function<bool()>& stop);
 // Writes the pyramid to `path` whole or not at all (PATH.tmp, fsync, rename). Throws
 // grundy::Error when it cannot.
 void save_pyramid(const Pyramid& pyramid, const std::string& path);
