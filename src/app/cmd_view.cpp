@@ -1,4 +1,7 @@
 // grundy view: a browser explorer of one stored table (src/view does the work).
+#include <signal.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <iostream>
 
@@ -27,7 +30,10 @@ void describe(po::options_description& o, std::vector<std::string>& positional) 
         "token", po::value<std::string>(),
         "the token the page asks for (by default a random one, printed in the URL)")(
         "no-token", po::bool_switch(),
-        "ask for no token: anyone who can connect to the port can read the table");
+        "ask for no token: anyone who can connect to the port can read the table")(
+        "test-pause-after-bands", po::value<std::string>(),
+        "testing aid: once this many bands of rows of a pyramid being built are read, the "
+        "process stops itself (SIGSTOP) until it is continued or signalled");
     add_max_memory_option(o);
     positional = {"file"};
 }
@@ -65,8 +71,22 @@ int run(const po::variables_map& v) {
     view::ServerOptions server;
     server.token = access_token(v);
     const std::atomic<bool>& stop = install_stop_handlers();
+    // A signal while the pyramid is built stops the build between two bands of rows. The
+    // testing aid stops the whole process at a known band, where a test signals it.
+    const uint64_t pause = v.count("test-pause-after-bands")
+                               ? count_option(v, "test-pause-after-bands", 1, ~uint64_t{0})
+                               : 0;
+    options.stop_build = [&stop, pause, bands = uint64_t{0}]() mutable {
+        if (pause && bands++ == pause) ::kill(::getpid(), SIGSTOP);
+        return stop.load();
+    };
     const view::LeafletFiles leaflet = view::load_leaflet();
     view::TableSource source(path, options, say);
+    if (source.stopped()) {
+        say("stopped by signal " + std::to_string(stop_signal()) +
+            " while building the zoomed-out views; nothing saved");
+        return 0;
+    }
     if (stop.load()) return 0;
     server.bind = v["bind"].as<std::string>();
     server.port = port;
@@ -106,8 +126,9 @@ const CommandRegistrar registrar(
      "table) and saved beside it when the folder is writable. A cache and pyramid that do not\n"
      "fit in the memory budget (--max-memory, else the least of physical memory, the cgroup\n"
      "limit and RLIMIT_AS) are refused up front (exit status 2).\n"
-     "Exit status: 0 stopped by a signal, 2 a missing file, not a table, an incomplete one\n"
-     "without --allow-incomplete, a port in use (by any program), or a bad --token.",
+     "Exit status: 0 stopped by a signal (while building the pyramid too: nothing is saved),\n"
+     "2 a missing file, not a table, an incomplete one without --allow-incomplete, a damaged\n"
+     "chunk met while building the pyramid, a port in use (by any program), or a bad --token.",
      45, describe, run});
 
 }  // namespace

@@ -37,7 +37,7 @@ struct WindowMemoryStats {
 WindowMemoryStats window_memory_stats();
 
 // Blocks above this size are mapped on their own and unmapped when freed (windows of rows above
-// about 170 000).
-inline constexpr uint64_t kWindowBlockLargest = uint64_t{64} << 10;
+// about 170 000): the largest size class, one cache line short of 64 KiB.
+inline constexpr uint64_t kWindowBlockLargest = (uint64_t{64} << 10) - 64;
 
 }  // namespace grundy::engine

@@ -10,6 +10,7 @@
 #include <new>
 
 #include "engine/simd_clones.hpp"
+#include "io/fletcher32.hpp"
 #include "io/rle_deflate.hpp"
 
 namespace grundy::io {
@@ -42,30 +43,54 @@ libdeflate_compressor* compressor_for(int level) {
     return compressor.get();
 }
 
+// One row of a tile into a chunk: values narrowed to two bytes, or split into byte planes.
+// Per row, through GRUNDY_SIMD_CLONES: built for any x86-64 these loops took 3.9 instructions
+// per value (callgrind, 8192^2 with output), with AVX2 well under one.
+GRUNDY_SIMD_CLONES void narrow_row(const uint32_t* __restrict src, uint32_t n,
+                                   uint16_t* __restrict out) {
+    for (uint32_t i = 0; i < n; ++i) out[i] = static_cast<uint16_t>(src[i]);
+}
+
+GRUNDY_SIMD_CLONES void split_row_2(const uint32_t* __restrict src, uint32_t n,
+                                    uint8_t* __restrict b0, uint8_t* __restrict b1) {
+    for (uint32_t i = 0; i < n; ++i) {
+        b0[i] = static_cast<uint8_t>(src[i]);
+        b1[i] = static_cast<uint8_t>(src[i] >> 8);
+    }
+}
+
+GRUNDY_SIMD_CLONES void split_row_4(const uint32_t* __restrict src, uint32_t n,
+                                    uint8_t* __restrict b0, uint8_t* __restrict b1,
+                                    uint8_t* __restrict b2, uint8_t* __restrict b3) {
+    for (uint32_t i = 0; i < n; ++i) {
+        b0[i] = static_cast<uint8_t>(src[i]);
+        b1[i] = static_cast<uint8_t>(src[i] >> 8);
+        b2[i] = static_cast<uint8_t>(src[i] >> 16);
+        b3[i] = static_cast<uint8_t>(src[i] >> 24);
+    }
+}
+
 // Lays the tile out as a full chunk of little-endian values, byte-shuffled when `shuffle`:
-// byte k of every value goes to plane k, which is what H5Z's shuffle filter writes. Each plane
-// of a row is one plain loop, which the compiler vectorises; only edge tiles need the zeros
-// that pad them to the chunk.
+// byte k of every value goes to plane k, which is what H5Z's shuffle filter writes. Only edge tiles
+// need the zeros that pad them to the chunk.
 template <typename T>
 void layout(const TileView& tile, uint32_t chunk_rows, uint32_t chunk_cols, bool shuffle,
             uint8_t* dst) {
     const uint64_t n = uint64_t{chunk_rows} * chunk_cols;
-    // In locals: stores through a uint8_t* may alias anything, so the compiler would read
-    // tile.width again after every byte and not vectorise.
     const uint32_t width = tile.width, height = tile.height;
-    const uint32_t* values = tile.values;
     if (width != chunk_cols || height != chunk_rows) std::memset(dst, 0, n * sizeof(T));
     for (uint32_t j = 0; j < height; ++j) {
-        const uint32_t* __restrict src = values + uint64_t{j} * width;
+        const uint32_t* src = tile.values + uint64_t{j} * width;
         const uint64_t row = uint64_t{j} * chunk_cols;
-        if (!shuffle) {
-            T* __restrict out = reinterpret_cast<T*>(dst) + row;
-            for (uint32_t i = 0; i < width; ++i) out[i] = static_cast<T>(src[i]);
-            continue;
-        }
-        for (unsigned k = 0; k < sizeof(T); ++k) {
-            uint8_t* __restrict plane = dst + k * n + row;
-            for (uint32_t i = 0; i < width; ++i) plane[i] = static_cast<uint8_t>(src[i] >> (8 * k));
+        if constexpr (sizeof(T) == 2) {
+            if (shuffle)
+                split_row_2(src, width, dst + row, dst + n + row);
+            else
+                narrow_row(src, width, reinterpret_cast<uint16_t*>(dst) + row);
+        } else if (shuffle) {
+            split_row_4(src, width, dst + row, dst + n + row, dst + 2 * n + row, dst + 3 * n + row);
+        } else {
+            std::memcpy(dst + row * 4, src, uint64_t{width} * 4);
         }
     }
 }
@@ -159,8 +184,11 @@ std::string blosc_codecs() {
     return blosc_list_compressors();
 }
 
-void encode_chunk(const TileView& tile, uint32_t chunk_rows, uint32_t chunk_cols,
-                  unsigned value_bytes, const Compression& compression, EncodedChunk& out) {
+namespace {
+
+// The chunk's bytes through the compression's filters (encode_chunk without the checksum).
+void encode_filtered(const TileView& tile, uint32_t chunk_rows, uint32_t chunk_cols,
+                     unsigned value_bytes, const Compression& compression, EncodedChunk& out) {
     const uint64_t raw = uint64_t{chunk_rows} * chunk_cols * value_bytes;
     const bool deflate = compression.kind == Compression::Kind::Deflate;
     thread_local std::vector<uint8_t> scratch;
@@ -204,8 +232,23 @@ void encode_chunk(const TileView& tile, uint32_t chunk_rows, uint32_t chunk_cols
         out.filter_mask = 0x3;
         return;
     }
+    out.bytes.reserve(raw + kFletcher32Bytes);  // room for the checksum: no reallocation
     out.bytes.assign(scratch.begin(), scratch.end());
     out.filter_mask = 0;
+}
+
+}  // namespace
+
+// The checksum is the fletcher32 filter's, last in the pipeline: over the bytes as stored,
+// compressed or not, never skipped (its bit of the filter mask stays clear).
+void encode_chunk(const TileView& tile, uint32_t chunk_rows, uint32_t chunk_cols,
+                  unsigned value_bytes, const Compression& compression, bool checksum,
+                  EncodedChunk& out) {
+    encode_filtered(tile, chunk_rows, chunk_cols, value_bytes, compression, out);
+    if (!checksum) return;
+    const uint32_t sum = fletcher32(out.bytes.data(), out.bytes.size());
+    for (int shift = 0; shift < 32; shift += 8)
+        out.bytes.push_back(static_cast<uint8_t>(sum >> shift));
 }
 
 bool chunk_format_of(hid_t dcpl, hid_t type, ChunkFormat& format) {
@@ -216,13 +259,19 @@ bool chunk_format_of(hid_t dcpl, hid_t type, ChunkFormat& format) {
     f.cols = chunk[1];
     const size_t size = H5Tget_size(type);
     if ((size != 2 && size != 4) || H5Tget_order(type) != H5T_ORDER_LE) return false;
-    const int n = H5Pget_nfilters(dcpl);
-    if (n < 0 || n > 2) return false;
-    for (int i = 0; i < n; ++i) {
+    int n = H5Pget_nfilters(dcpl);
+    if (n < 0 || n > 3) return false;
+    auto filter = [&](int i) {
         unsigned flags = 0, values[8];
         size_t count = 8;
-        const H5Z_filter_t id = H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &count,
-                                               values, 0, nullptr, nullptr);
+        return H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &count, values, 0, nullptr,
+                              nullptr);
+    };
+    // The checksum, where there is one, is the last filter: over the bytes as stored.
+    if (n > 0 && filter(n - 1) == H5Z_FILTER_FLETCHER32) f.fletcher32 = --n;
+    if (n > 2) return false;
+    for (int i = 0; i < n; ++i) {
+        const H5Z_filter_t id = filter(i);
         if (id == H5Z_FILTER_SHUFFLE && f.deflate < 0 && f.shuffle < 0)
             f.shuffle = i;
         else if (id == H5Z_FILTER_DEFLATE && f.deflate < 0)
@@ -244,6 +293,12 @@ bool decode_chunk(const ChunkFormat& f, const uint8_t* data, size_t size, uint32
     // Reused across calls: fresh buffers cost more in page faults than the decoding.
     thread_local std::vector<uint8_t> inflated;
     if (inflated.size() < raw_size) inflated.resize(raw_size);
+    if (f.fletcher32 >= 0 && !(mask >> f.fletcher32 & 1)) {
+        // Checked first: no damaged byte reaches a decompressor, which might decode it into
+        // other values without noticing (LZ4 has no checksum of its own).
+        if (!fletcher32_matches(data, size)) return false;
+        size -= kFletcher32Bytes;
+    }
     if (f.blosc >= 0 && !(mask >> f.blosc & 1)) {
         // Blosc trusts the sizes in its 16-byte header, so they are checked against the chunk
         // first (a damaged file must not make it read past the buffer). It undoes its byte

@@ -1,6 +1,8 @@
 // The chunk codec: a tile turned into the bytes HDF5 stores for its chunk. Byte-shuffled and
 // zlib-compressed exactly as the shuffle and deflate filters would do, so stock readers decode
-// it; chunks that do not shrink are stored raw with both filters marked as skipped.
+// it; chunks that do not shrink are stored raw with both filters marked as skipped. Then, in
+// tables written since chunks carry one, the Fletcher-32 checksum that HDF5's fletcher32 filter
+// appends (io/fletcher32.hpp), which every reader verifies.
 #pragma once
 
 #include <hdf5.h>
@@ -39,18 +41,20 @@ int blosc_codec_code(const std::string& name);
 std::string blosc_codecs();
 
 // Encodes `tile` as a chunk of chunk_rows x chunk_cols values of `value_bytes` bytes each
-// (edge tiles are padded with zeros to the full chunk).
+// (edge tiles are padded with zeros to the full chunk), its Fletcher-32 checksum appended when
+// `checksum` (the dataset's pipeline ends with the fletcher32 filter).
 void encode_chunk(const TileView& tile, uint32_t chunk_rows, uint32_t chunk_cols,
-                  unsigned value_bytes, const Compression& compression, EncodedChunk& out);
+                  unsigned value_bytes, const Compression& compression, bool checksum,
+                  EncodedChunk& out);
 
 // How a dataset's chunks are stored, when grundy's own decoder can read them: chunks filtered
-// by nothing, deflate, shuffle + deflate, or Blosc alone (what grundy compute writes). Each
-// filter's position in the pipeline, -1 when absent (bit i of a chunk's filter mask set means
-// filter i was skipped for that chunk).
+// by nothing, deflate, shuffle + deflate, or Blosc alone (what grundy compute writes), each
+// with or without the fletcher32 filter last. Each filter's position in the pipeline, -1 when
+// absent (bit i of a chunk's filter mask set means filter i was skipped for that chunk).
 struct ChunkFormat {
     uint64_t rows = 0, cols = 0;  // chunk shape
     unsigned value_size = 0;      // bytes per value, little-endian
-    int shuffle = -1, deflate = -1, blosc = -1;
+    int shuffle = -1, deflate = -1, blosc = -1, fletcher32 = -1;
 };
 
 // The format of a chunked dataset's chunks, or false when its type or filters are not ones
@@ -59,7 +63,8 @@ bool chunk_format_of(hid_t dcpl, hid_t type, ChunkFormat& format);
 
 // Decodes one stored chunk (its bytes and filter mask as H5Dread_chunk gives them) and copies
 // its rows j0..j0+height-1, columns i0..i0+width-1 into `out` (row-major, `stride` values a
-// row). Thread-safe. Returns false when the chunk does not decode to a whole chunk (damaged).
+// row). Thread-safe. Returns false when the chunk is damaged: its checksum does not match, or
+// it does not decode to a whole chunk.
 bool decode_chunk(const ChunkFormat& format, const uint8_t* data, size_t size, uint32_t mask,
                   uint64_t i0, uint64_t j0, uint64_t width, uint64_t height, uint32_t* out,
                   uint64_t stride);

@@ -41,6 +41,9 @@ struct Hdf5Writer::Impl final : StoredTiles {
     uint32_t chunk_rows = 0, chunk_cols = 0;
     bool finished = false;
     bool kept = false;  // stop() left the file for --resume
+    // Chunks carry the fletcher32 filter's checksum: every new file; a resumed one as its
+    // dataset says (files written before the checksum have none).
+    bool checksum = true;
 
     // Resuming: the stopped run's record, which tiles its file holds (by tile, row-major) and
     // how to decode them. HDF5 is not thread-safe, so the workers reading stored tiles and the

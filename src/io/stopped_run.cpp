@@ -68,6 +68,7 @@ void Hdf5Writer::Impl::open_stopped_run() {
         format.rows != std::min<uint64_t>(t.tile, t.rows) ||
         format.cols != std::min<uint64_t>(t.tile, t.cols))
         refuse("its dataset /grundy does not match its attributes (damaged?)");
+    checksum = format.fletcher32 >= 0;  // the new chunks are stored like the old ones
 
     // The stored tiles, from the chunk index. After a hard kill the index on disk is the one
     // of the last flush, possibly half updated since: every entry must lie inside the file,

@@ -64,11 +64,7 @@ Range range_of(py::handle key, uint64_t n, const char* axis) {
 }
 
 template <class T>
-py::array read_as(const Hdf5TableReader& t, uint64_t x0, uint64_t y0, uint64_t w, uint64_t h) {
-    py::array_t<T> out = new_array<T>(h, w);
-    T* to = out.mutable_data();
-    const Hdf5Lock hdf5;
-    py::gil_scoped_release release;
+void read_into(const Hdf5TableReader& t, uint64_t x0, uint64_t y0, uint64_t w, uint64_t h, T* to) {
     if constexpr (sizeof(T) == 4) {
         if (w > 0 && h > 0) t.read(x0, y0, w, h, to);
     } else {
@@ -82,6 +78,16 @@ py::array read_as(const Hdf5TableReader& t, uint64_t x0, uint64_t y0, uint64_t w
             std::copy(buffer.begin(), buffer.end(), to + y * w);
         }
     }
+}
+
+template <class T>
+py::array read_as(const Hdf5TableReader& t, uint64_t x0, uint64_t y0, uint64_t w, uint64_t h) {
+    py::array_t<T> out = new_array<T>(h, w);
+    T* to = out.mutable_data();
+    const Hdf5Lock hdf5;
+    py::gil_scoped_release release;
+    // A chunk that does not decode (a damaged file) is a file problem: OSError.
+    file_call([&] { read_into(t, x0, y0, w, h, to); });
     return out;
 }
 

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <numeric>
 
+#include "engine/simd_clones.hpp"
 #include "grundy/error.hpp"
 #include "grundy/hdf5_reader.hpp"
 #include "io/h5_attributes.hpp"
@@ -38,6 +39,27 @@ uint64_t blocks(uint64_t n, int level) {
 uint64_t block_cells(uint64_t n, int level, uint64_t b) {
     const uint64_t side = uint64_t{1} << level, first = b * side;
     return std::min(side, n - first);
+}
+
+// The sum of g - x + 2y over n cells of row y from column x whose g sum to s, divided by 3y
+// (inv = 1 / 3y): the scaled colouring's share of a row segment.
+inline double scaled_sum(uint64_t s, uint64_t x, uint64_t n, uint64_t y, double inv) {
+    const double xs = static_cast<double>(x + x + n - 1) * static_cast<double>(n) / 2;
+    return (static_cast<double>(s) - xs + 2.0 * static_cast<double>(y * n)) * inv;
+}
+
+// The whole blocks of one row: `count` segments of kBase cells from column x (a block edge),
+// each added to its block's sums. Called once per row of a tile; the segment sums vectorise
+// (this loop was 7% of a 8192^2 run's instructions cell by cell).
+GRUNDY_SIMD_CLONES void add_whole_segments(const uint32_t* row, uint64_t count, uint64_t x,
+                                           uint64_t y, double inv, uint64_t* sum_g,
+                                           double* sum_scaled) {
+    for (uint64_t k = 0; k < count; ++k) {
+        uint64_t s = 0;
+        for (uint64_t i = 0; i < kBase; ++i) s += row[k * kBase + i];
+        sum_g[k] += s;
+        sum_scaled[k] += scaled_sum(s, x + k * kBase, kBase, y, inv);
+    }
 }
 
 uint64_t isqrt(uint64_t v) {
@@ -172,25 +194,38 @@ void PyramidBuilder::add(uint64_t x0, uint64_t y0, uint64_t width, uint64_t heig
 
 void PyramidBuilder::add_rows(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height,
                               const uint32_t* values, uint64_t stride) {
+    const uint64_t x1 = x0 + width;
+    // Whole blocks in the middle of each row, cut pieces at the ends (an unaligned tile's
+    // edge, the table's last block).
+    const uint64_t whole_from = std::min(x1, (x0 + kBase - 1) & ~(kBase - 1));
+    const uint64_t whole_to = std::max(whole_from, x1 & ~(kBase - 1));
     for (uint64_t j = 0; j < height; ++j) {
         const uint64_t y = y0 + j;
-        const uint32_t* row = values + j * stride;
+        const uint32_t* row = values + j * stride;  // row[x - x0] is g(x, y)
         const size_t brow = (y >> kPyramidBase) * width_;
         const double inv = y ? 1.0 / (3.0 * static_cast<double>(y)) : 0.0;
-        for (uint64_t x = x0; x < x0 + width;) {
-            const uint64_t end = std::min(x0 + width, (x | (kBase - 1)) + 1);
-            uint64_t s = 0;
-            for (uint64_t i = x; i < end; ++i) s += row[i - x0];
-            const size_t b = brow + (x >> kPyramidBase);
-            sum_g_[b] += s;
-            // The sum of g - x + 2y over the segment, then divided by 3y.
-            const uint64_t n = end - x;
-            const double xs = static_cast<double>(x + end - 1) * static_cast<double>(n) / 2;
-            sum_scaled_[b] +=
-                (static_cast<double>(s) - xs + 2.0 * static_cast<double>(y * n)) * inv;
-            if (y % kBase == 0 && x % kBase == 0) sample_[b] = row[x - x0];
-            x = end;
-        }
+        add_piece(row, x0, x0, whole_from, y, inv, brow);
+        add_whole_segments(row + (whole_from - x0), (whole_to - whole_from) / kBase, whole_from, y,
+                           inv, &sum_g_[brow + (whole_from >> kPyramidBase)],
+                           &sum_scaled_[brow + (whole_from >> kPyramidBase)]);
+        add_piece(row, x0, whole_to, x1, y, inv, brow);
+        if (y % kBase == 0)
+            for (uint64_t x = (x0 + kBase - 1) & ~(kBase - 1); x < x1; x += kBase)
+                sample_[brow + (x >> kPyramidBase)] = row[x - x0];
+    }
+}
+
+// Cells [x, end) of a row that starts at column x0, within a block or across a few.
+void PyramidBuilder::add_piece(const uint32_t* row, uint64_t x0, uint64_t x, uint64_t end,
+                               uint64_t y, double inv, size_t brow) {
+    while (x < end) {
+        const uint64_t stop = std::min(end, (x | (kBase - 1)) + 1);
+        uint64_t s = 0;
+        for (uint64_t i = x; i < stop; ++i) s += row[i - x0];
+        const size_t b = brow + (x >> kPyramidBase);
+        sum_g_[b] += s;
+        sum_scaled_[b] += scaled_sum(s, x, stop - x, y, inv);
+        x = stop;
     }
 }
 
@@ -238,17 +273,25 @@ std::string pyramid_path(const std::string& table_path) {
 }
 
 Pyramid build_pyramid(const Hdf5TableReader& table) {
+    return *build_pyramid(table, [] { return false; });
+}
+
+std::optional<Pyramid> build_pyramid(const Hdf5TableReader& table,
+                                     const std::function<bool()>& stop) {
     const uint64_t rows = table.rows(), cols = table.cols();
     PyramidBuilder builder(rows, cols);
-    // Bands of whole chunks and whole blocks, about 64 MiB each.
+    // Bands of whole chunks and whole blocks, about 64 MiB each (a fraction of a second to
+    // read: how long a stop may wait).
     uint64_t band = std::lcm(table.chunk_rows(), kBase);
     while (band * 2 * cols * 4 <= (uint64_t{64} << 20)) band *= 2;
     std::vector<uint32_t> values(std::min(band, rows) * cols);
     for (uint64_t y = 0; y < rows; y += band) {
+        if (stop()) return std::nullopt;
         const uint64_t h = std::min(band, rows - y);
         table.read(0, y, cols, h, values.data());
         builder.add(0, y, cols, h, values.data(), cols);
     }
+    if (stop()) return std::nullopt;
     return builder.finish();
 }
 

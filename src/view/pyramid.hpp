@@ -9,7 +9,9 @@
 // so the table's file is never touched. Layout: docs/viewer.md, "The pyramid".
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -69,6 +71,8 @@ class PyramidBuilder {
   private:
     void add_rows(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, const uint32_t* values,
                   uint64_t stride);
+    void add_piece(const uint32_t* row, uint64_t x0, uint64_t x, uint64_t end, uint64_t y,
+                   double inv, size_t brow);
     uint64_t rows_, cols_, width_, height_;
     std::vector<uint64_t> sum_g_;
     std::vector<double> sum_scaled_;
@@ -84,6 +88,10 @@ std::string pyramid_path(const std::string& table_path);
 std::optional<Pyramid> load_pyramid(const Hdf5TableReader& table);
 // Builds the pyramid of a stored table, reading it once in bands of rows.
 Pyramid build_pyramid(const Hdf5TableReader& table);
+// The same, asking `stop` before each band and before the levels are made from the sums: when
+// it says true (a signal), the build ends there and gives nullopt, in a band's time at most.
+std::optional<Pyramid> build_pyramid(const Hdf5TableReader& table,
+                                     const std::function<bool()>& stop);
 // Writes the pyramid to `path` whole or not at all (PATH.tmp, fsync, rename). Throws
 // grundy::Error when it cannot.
 void save_pyramid(const Pyramid& pyramid, const std::string& path);

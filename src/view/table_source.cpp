@@ -83,7 +83,13 @@ TableSource::TableSource(const std::string& path, const SourceOptions& options,
         return;
     }
     if (say) say("building the zoomed-out views of " + path + " (once)...");
-    pyramid_ = build_pyramid(table_);
+    std::optional<Pyramid> built = build_pyramid(
+        table_, options.stop_build ? options.stop_build : [] { return false; });
+    if (!built) {
+        stopped_ = true;  // nothing built, nothing saved
+        return;
+    }
+    pyramid_ = std::move(*built);
     pyramid_origin_ = "built in memory";
     if (!options_.save_pyramid || !table_.complete()) return;
     try {

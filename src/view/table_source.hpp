@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -45,6 +46,9 @@ struct SourceOptions {
     // The memory budget (grundy/memory.hpp): the cache and the pyramid must fit in it, or the
     // source is refused with MemoryError before either is allocated.
     MemoryBudget budget;
+    // Asked between bands of rows while a pyramid is built (a signal's flag): true stops the
+    // build, and the source is then stopped() with no pyramid, none saved. Null: never.
+    std::function<bool()> stop_build = nullptr;
 };
 
 class TableSource {
@@ -59,6 +63,9 @@ class TableSource {
     uint64_t cols() const { return table_.cols(); }
     int min_zoom() const { return -top_level(rows(), cols()); }
     const std::string& pyramid_origin() const { return pyramid_origin_; }
+    // The pyramid's build was stopped (SourceOptions::stop_build): the source has no pyramid
+    // and must not serve.
+    bool stopped() const { return stopped_; }
     uint64_t pyramid_bytes() const { return pyramid_.bytes(); }
     double diff_max() const;
     const std::vector<RowInfo>& row_periods() const { return periods_; }
@@ -83,6 +90,7 @@ class TableSource {
     SourceOptions options_;
     Pyramid pyramid_;
     std::string pyramid_origin_;
+    bool stopped_ = false;
     std::vector<RowInfo> periods_;
     bool has_periods_ = false;
     uint64_t chunk_cols_, chunk_rows_;

@@ -54,7 +54,7 @@ TEST(CliCompute, Hdf5RoundTrip) {
     H5Pget_chunk(dcpl, 2, chunk);
     EXPECT_EQ(chunk[0], 64u);
     EXPECT_EQ(chunk[1], 64u);
-    ASSERT_EQ(H5Pget_nfilters(dcpl), 2);
+    ASSERT_EQ(H5Pget_nfilters(dcpl), 3);
     unsigned flags;
     size_t nelmts = 0;
     EXPECT_EQ(H5Pget_filter2(dcpl, 0, &flags, &nelmts, nullptr, 0, nullptr, nullptr),
@@ -62,6 +62,9 @@ TEST(CliCompute, Hdf5RoundTrip) {
     nelmts = 0;
     EXPECT_EQ(H5Pget_filter2(dcpl, 1, &flags, &nelmts, nullptr, 0, nullptr, nullptr),
               H5Z_FILTER_DEFLATE);
+    nelmts = 0;  // last, over the bytes as stored: every chunk's checksum
+    EXPECT_EQ(H5Pget_filter2(dcpl, 2, &flags, &nelmts, nullptr, 0, nullptr, nullptr),
+              H5Z_FILTER_FLETCHER32);
     H5Pclose(dcpl);
     H5Sclose(space);
     H5Tclose(type);
@@ -106,9 +109,12 @@ TEST(CliCompute, BloscRoundTrip) {
         hid_t file = H5Fopen(f.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
         hid_t ds = H5Dopen2(file, "grundy", H5P_DEFAULT);
         hid_t dcpl = H5Dget_create_plist(ds);
-        ASSERT_EQ(H5Pget_nfilters(dcpl), 1);
+        ASSERT_EQ(H5Pget_nfilters(dcpl), 2);
         unsigned flags = 0, cd[8] = {};
-        size_t n = 8;
+        size_t n = 0;
+        EXPECT_EQ(H5Pget_filter2(dcpl, 1, &flags, &n, nullptr, 0, nullptr, nullptr),
+                  H5Z_FILTER_FLETCHER32);
+        n = 8;
         EXPECT_EQ(H5Pget_filter2(dcpl, 0, &flags, &n, cd, 0, nullptr, nullptr), 32001);
         ASSERT_GE(n, 7u);
         EXPECT_EQ(cd[2], 2u);              // value bytes

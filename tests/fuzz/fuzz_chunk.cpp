@@ -1,8 +1,9 @@
 // Fuzzes the chunk decoder of stored tables (src/io/chunk_codec.cpp: decode_chunk), which
-// reads every chunk of a table through Blosc or libdeflate, then undoes the byte shuffle. The
-// first two bytes of the input choose the dataset's format (filters, value size, chunk shape,
-// the chunk's filter mask and the rectangle copied out); the rest is the stored chunk, as a
-// damaged file would give it.
+// checks every chunk's Fletcher-32 checksum (where the dataset has one), reads it through Blosc
+// or libdeflate, then undoes the byte shuffle. The first two bytes of the input choose the
+// dataset's format (filters, checksum, value size, chunk shape, the chunk's filter mask and the
+// rectangle copied out); the rest is the stored chunk, as a damaged file would give it.
+#include <algorithm>
 #include <vector>
 
 #include "io/chunk_codec.hpp"
@@ -30,6 +31,8 @@ io::ChunkFormat format_of(uint8_t pick) {
     f.value_size = pick & 4 ? 4 : 2;
     f.rows = pick & 8 ? 16 : 8;
     f.cols = pick & 16 ? 32 : 8;
+    // The fletcher32 filter last, after the others (what grundy compute writes).
+    if (pick & 32) f.fletcher32 = std::max({f.shuffle, f.deflate, f.blosc}) + 1;
     return f;
 }
 
@@ -38,7 +41,7 @@ io::ChunkFormat format_of(uint8_t pick) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size < 2) return 0;
     const io::ChunkFormat f = format_of(data[0]);
-    const uint32_t mask = data[0] >> 5;
+    const uint32_t mask = data[0] >> 6;  // the first two filters skipped or not
     // A rectangle inside the chunk, or (about one time in eight) one reaching past it, which
     // decode_chunk must refuse.
     const uint64_t i0 = data[1] & 7, j0 = (data[1] >> 3) & 7;

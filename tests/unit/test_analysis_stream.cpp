@@ -21,9 +21,10 @@ namespace {
 using namespace testing;  // tests/support: scratch directories, the CLI, tables
 
 // A copy of `source` with chunks of chunk_rows x chunk_cols, filtered by deflate (the reader
-// decodes it itself: the fetch path) or by the Fletcher-32 checksum (it cannot: the read path).
+// decodes it itself: the fetch path) or by HDF5's scale-offset filter, lossless on integers (it
+// cannot: the read path).
 void write_copy(const std::string& source, const std::string& path, hsize_t chunk_rows,
-                hsize_t chunk_cols, bool checksum) {
+                hsize_t chunk_cols, bool foreign) {
     const Hdf5TableReader in(source);
     const hsize_t dims[2] = {in.rows(), in.cols()}, chunk[2] = {chunk_rows, chunk_cols};
     std::vector<uint32_t> values(in.rows() * in.cols());
@@ -32,8 +33,8 @@ void write_copy(const std::string& source, const std::string& path, hsize_t chun
     const hid_t space = H5Screate_simple(2, dims, nullptr);
     const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_chunk(dcpl, 2, chunk);
-    if (checksum)
-        H5Pset_fletcher32(dcpl);
+    if (foreign)
+        H5Pset_scaleoffset(dcpl, H5Z_SO_INT, H5Z_SO_INT_MINBITS_DEFAULT);
     else
         H5Pset_deflate(dcpl, 1);
     const hid_t dataset =
@@ -52,7 +53,7 @@ void write_copy(const std::string& source, const std::string& path, hsize_t chun
     H5Sclose(space);
     H5Fclose(file);
     ASSERT_GE(rc, 0) << path;
-    ASSERT_EQ(StoredChunks::decodable(Hdf5TableReader(path)), !checksum);
+    ASSERT_EQ(StoredChunks::decodable(Hdf5TableReader(path)), !foreign);
 }
 
 // Everything the three row-band passes report, as one text to compare.
@@ -106,17 +107,17 @@ TEST(AnalysisStream, FetchAndReadPathsAgreeAtEveryBoundary) {
     EXPECT_NE(reference.find("distinct_diagonals 49950: ok"), std::string::npos) << reference;
     struct Layout {
         hsize_t rows, cols;
-        bool checksum;
+        bool foreign;
     };
     int n = 0;
     for (const Layout& l : {Layout{32, 32, false}, Layout{32, 32, true}, Layout{150, 24, false},
                             Layout{100, 24, true}, Layout{24, 100, false}, Layout{24, 100, true},
                             Layout{7, 333, false}}) {
         const std::string path = dir.file("copy" + std::to_string(n++) + ".h5");
-        write_copy(source, path, l.rows, l.cols, l.checksum);
+        write_copy(source, path, l.rows, l.cols, l.foreign);
         for (int threads : {1, 2})
             EXPECT_EQ(everything(path, threads), reference)
-                << l.rows << " x " << l.cols << (l.checksum ? " fletcher32" : " deflate") << ", "
+                << l.rows << " x " << l.cols << (l.foreign ? " scale-offset" : " deflate") << ", "
                 << threads << " threads";
     }
     // A wrong cell at the corner of four chunks of 24 x 100: (100, 48) holds g(99, 48), twice
@@ -125,9 +126,9 @@ TEST(AnalysisStream, FetchAndReadPathsAgreeAtEveryBoundary) {
     corrupt_cell(source, 100, 48, left);
     const std::string wrong = everything(source, 1);
     EXPECT_NE(wrong.find("twice in row 48 (again at (100, 48))"), std::string::npos) << wrong;
-    for (bool checksum : {false, true}) {
-        const std::string path = dir.file(checksum ? "wrong-read.h5" : "wrong-fetched.h5");
-        write_copy(source, path, 24, 100, checksum);
+    for (bool foreign : {false, true}) {
+        const std::string path = dir.file(foreign ? "wrong-read.h5" : "wrong-fetched.h5");
+        write_copy(source, path, 24, 100, foreign);
         for (int threads : {1, 2}) EXPECT_EQ(everything(path, threads), wrong) << path;
     }
 }

@@ -1,10 +1,14 @@
-// The chunk codec's zlib streams decoded by zlib itself (an independent inflate).
+// The chunk codec's zlib streams decoded by zlib itself (an independent inflate); chunks with
+// and without their checksum decoded back, and damaged ones refused; the pipelines the decoder
+// takes.
 #include <blosc.h>
 #include <gtest/gtest.h>
 #include <zlib.h>
 
 #include <cstring>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "io/chunk_codec.hpp"
 
@@ -57,7 +61,7 @@ TEST(ChunkCodec, BloscChunksShrinkOrAreStoredPlain) {
             values[i] = smooth ? static_cast<uint32_t>(1000 + i / 7) : rng() & 0xFFFF;
         const TileView tile{0, 0, 64, 64, values.data()};
         EncodedChunk chunk;
-        encode_chunk(tile, 64, 64, 2, blosc, chunk);
+        encode_chunk(tile, 64, 64, 2, blosc, false, chunk);
         std::vector<uint16_t> plain(values.begin(), values.end());
         std::vector<uint16_t> decoded(plain.size());
         if (smooth) {
@@ -72,6 +76,104 @@ TEST(ChunkCodec, BloscChunksShrinkOrAreStoredPlain) {
             std::memcpy(decoded.data(), chunk.bytes.data(), chunk.bytes.size());
         }
         EXPECT_EQ(decoded, plain) << (smooth ? "smooth" : "random");
+    }
+}
+
+// The format of a dataset that `compression` writes, with the checksum last when `checksum`.
+ChunkFormat format_for(const Compression& compression, bool checksum, unsigned value_bytes) {
+    ChunkFormat f;
+    f.rows = f.cols = 64;
+    f.value_size = value_bytes;
+    int next = 0;
+    if (compression.kind == Compression::Kind::Deflate) {
+        f.shuffle = next++;
+        f.deflate = next++;
+    } else if (compression.kind == Compression::Kind::Blosc) {
+        f.blosc = next++;
+    }
+    if (checksum) f.fletcher32 = next;
+    return f;
+}
+
+// Every compression, on a smooth tile (compressed) and a random one (stored, its filters marked
+// skipped), of 2- and 4-byte values: decoded back whole, with the checksum or without (a file
+// written before chunks carried one); with it, a byte changed anywhere is refused.
+TEST(ChunkCodec, ChecksummedChunksDecodeAndDamagedOnesAreRefused) {
+    std::mt19937 rng(11);
+    int refused = 0;
+    for (const char* option : {"none", "deflate", "deflate:6", "blosc", "blosc:zstd:3"}) {
+        const Compression compression = Compression::parse(option);
+        for (const unsigned value_bytes : {2u, 4u})
+            for (const bool smooth : {true, false}) {
+                std::vector<uint32_t> values(64 * 64);
+                for (size_t i = 0; i < values.size(); ++i)
+                    values[i] = smooth ? static_cast<uint32_t>(1000 + i / 7) : rng() & 0xFFFF;
+                const TileView tile{0, 0, 64, 64, values.data()};
+                const std::string what = std::string(option) + (smooth ? " smooth " : " random ") +
+                                         std::to_string(value_bytes) + " bytes";
+                for (const bool checksum : {false, true}) {
+                    EncodedChunk chunk;
+                    encode_chunk(tile, 64, 64, value_bytes, compression, checksum, chunk);
+                    const ChunkFormat f = format_for(compression, checksum, value_bytes);
+                    std::vector<uint32_t> out(values.size());
+                    ASSERT_TRUE(decode_chunk(f, chunk.bytes.data(), chunk.bytes.size(),
+                                             chunk.filter_mask, 0, 0, 64, 64, out.data(), 64))
+                        << what << (checksum ? ", checksum" : "");
+                    EXPECT_EQ(out, values) << what;
+                    if (!checksum) continue;
+                    const size_t n = chunk.bytes.size();
+                    for (const size_t at : {size_t{0}, n / 3, n / 2, n - 5, n - 1}) {
+                        std::vector<uint8_t> damaged = chunk.bytes;
+                        damaged[at] ^= 0x5A;
+                        EXPECT_FALSE(decode_chunk(f, damaged.data(), n, chunk.filter_mask, 0, 0, 64,
+                                                  64, out.data(), 64))
+                            << what << ", byte " << at << " of " << n;
+                        ++refused;
+                    }
+                }
+            }
+    }
+    EXPECT_EQ(refused, 5 * 2 * 2 * 5);
+}
+
+// The pipelines decode_chunk takes: grundy's (shuffle + deflate, Blosc, none), each with the
+// checksum last or without it; the checksum anywhere else, or another filter, is for H5Dread.
+TEST(ChunkCodec, FormatsOfPipelines) {
+    struct Case {
+        std::vector<H5Z_filter_t> filters;
+        bool known;
+        int shuffle, deflate, blosc, fletcher32;
+    };
+    const H5Z_filter_t shuffle = H5Z_FILTER_SHUFFLE, deflate = H5Z_FILTER_DEFLATE,
+                       blosc = kBloscFilter, fletcher = H5Z_FILTER_FLETCHER32;
+    for (const Case& c :
+         {Case{{}, true, -1, -1, -1, -1}, Case{{fletcher}, true, -1, -1, -1, 0},
+          Case{{shuffle, deflate}, true, 0, 1, -1, -1},
+          Case{{shuffle, deflate, fletcher}, true, 0, 1, -1, 2},
+          Case{{deflate, fletcher}, true, -1, 0, -1, 1}, Case{{blosc}, true, -1, -1, 0, -1},
+          Case{{blosc, fletcher}, true, -1, -1, 0, 1}, Case{{fletcher, deflate}, false, 0, 0, 0, 0},
+          Case{{shuffle, deflate, fletcher, fletcher}, false, 0, 0, 0, 0},
+          Case{{blosc, deflate, fletcher}, false, 0, 0, 0, 0},
+          Case{{H5Z_FILTER_NBIT, fletcher}, false, 0, 0, 0, 0}}) {
+        const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        const hsize_t chunk[2] = {64, 32};
+        H5Pset_chunk(dcpl, 2, chunk);
+        for (const H5Z_filter_t id : c.filters)
+            H5Pset_filter(dcpl, id, id == blosc ? H5Z_FLAG_OPTIONAL : 0, 0, nullptr);
+        ChunkFormat f;
+        const bool known = chunk_format_of(dcpl, H5T_STD_U16LE, f);
+        H5Pclose(dcpl);
+        std::string pipeline;
+        for (const H5Z_filter_t id : c.filters) pipeline += std::to_string(id) + " ";
+        ASSERT_EQ(known, c.known) << pipeline;
+        if (!known) continue;
+        EXPECT_EQ(f.rows, 64u);
+        EXPECT_EQ(f.cols, 32u);
+        EXPECT_EQ(f.value_size, 2u);
+        EXPECT_EQ(f.shuffle, c.shuffle) << pipeline;
+        EXPECT_EQ(f.deflate, c.deflate) << pipeline;
+        EXPECT_EQ(f.blosc, c.blosc) << pipeline;
+        EXPECT_EQ(f.fletcher32, c.fletcher32) << pipeline;
     }
 }
 
