@@ -85,10 +85,7 @@ void check_fits(const EngineOptions& e, const std::string* output, bool pyramid,
                           std::to_string(side) + " x " + std::to_string(side));
     }
     if (!output) return;
-    const double raw =
-        static_cast<double>(rows) * static_cast<double>(cols) * value_bytes(rows, cols);
-    // Tables compress to about 60-70% with shuffle + deflate; assume 80% to be safe.
-    const double expected = left * (compression.kind == Compression::Kind::None ? raw : 0.8 * raw);
+    const double expected = left * output_bytes(rows, cols, compression);
     const uint64_t free = free_disk_bytes(*output);
     if (free && expected > static_cast<double>(free))
         throw Error(std::string(left < 1 ? "the rest of the output" : "the output") +

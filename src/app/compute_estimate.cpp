@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "app/option_names.hpp"
@@ -9,6 +10,14 @@
 #include "view/pyramid.hpp"
 
 namespace grundy::app {
+
+double output_bytes(uint64_t rows, uint64_t cols, const Compression& compression) {
+    const double cells = static_cast<double>(rows) * static_cast<double>(cols);
+    const double raw = cells * value_bytes(rows, cols);
+    if (compression.kind == Compression::Kind::None) return raw;
+    if (compression.kind == Compression::Kind::Deflate) return std::min(0.8 * raw, 1.6 * cells);
+    return 0.8 * raw;
+}
 
 std::string compute_estimate(const EngineOptions& e, const std::string* output, bool pyramid,
                              const Compression& compression, const MemoryBudget& budget) {
@@ -48,11 +57,9 @@ std::string compute_estimate(const EngineOptions& e, const std::string* output, 
             << side << "\n";
     }
     if (output) {
-        // Stored values (value_bytes) as written: the disk check assumes 80% of them with
-        // compression; 65536^2 with deflate took 31%.
         const double raw = rows * cols * value_bytes(e.rows, e.cols);
-        const double most = compression.kind == Compression::Kind::None ? raw : 0.8 * raw;
-        out << "  disk: " << *output << " up to " << human_bytes(most) << " (" << human_bytes(raw)
+        out << "  disk: " << *output << " up to "
+            << human_bytes(output_bytes(e.rows, e.cols, compression)) << " (" << human_bytes(raw)
             << " of values before compression)";
         // The pyramid file: four 4-byte fields per 16 x 16 block, a third more for the levels.
         if (pyramid)

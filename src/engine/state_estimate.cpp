@@ -29,9 +29,10 @@ constexpr double kDiagonalLowPerOffset = 0.6;
 // and, by this measure, 1.5 slacks (BitWindow::make_room grows it to its need and two slacks
 // when its need outgrows it; the size classes add to that).
 constexpr double kGrowingSlacks = 1.5;
-// What the model leaves out (the windows' phases, the low-water marks' spread): without it, its
-// peaks were 0.98 to 1.21 times the measured ones over 30 shapes (squares of 2048 to 32768,
-// 2048 x 8192 to 100 x 50000 and their transposes, tiles of 64 to 512, 1 and 2 threads).
+// What the model leaves out (the windows' phases, the low-water marks' spread): with it, its
+// peaks were 1.01 to 1.23 times the measured ones over 30 shapes (squares of 2048 to 32768,
+// 2048 x 8192 to 100 x 50000 and their transposes, tiles of 64 to 512, 1 and 2 threads), 1.13
+// at 65536^2 and 131072^2 (1.45 GiB against 1.30 measured, 5.72 against 5.05).
 constexpr double kMargin = 1.03;
 // Work bounds, so that an estimate of any table takes milliseconds: bands and sets sampled per
 // front (each sample standing for those up to the next), and fronts looked at per round of the
@@ -64,19 +65,24 @@ double block_bytes(double capacity) {
         engine::window_block_size(static_cast<uint64_t>((capacity + capacity / 64 + 3) * 8)));
 }
 
-// The bytes of a window opened at `floor` with `initial` words, now holding [low, top]. It grew
-// only if its values ever reached beyond its first block; one whose low-water mark moves
-// (sliding) keeps the room of its last growth, the need and two slacks, and one that still
-// grows is on average half-way between two growths.
-double window_bytes(int64_t low, int64_t top, int64_t floor, int64_t initial) {
+// The capacity in words of a window opened at `floor` with `initial` words, now holding [low,
+// top] (BitWindow::make_room). It grew only if its values ever reached beyond its first block.
+// One whose low-water mark moves (sliding) grew only if its need and a slack outgrew that block,
+// and then keeps the room of its last growth, the need and two slacks; one that still grows is
+// on average part of the way between two growths.
+double window_words(int64_t low, int64_t top, int64_t floor, double initial) {
     const auto words = [](int64_t v) { return static_cast<double>(v / 64); };
     const double last = words(top) + kScanPadWords;
     const double need = last - words(low) + 1;
-    const double first = block_capacity(
-        static_cast<double>(std::max(initial, static_cast<int64_t>(engine::kMinWindowWords))));
-    if (last - words(floor) + 1 <= first) return block_bytes(first);
+    const double first =
+        block_capacity(std::max(initial, static_cast<double>(engine::kMinWindowWords)));
+    if (last - words(floor) + 1 <= first) return first;
     const double slack = std::max(need / 4, static_cast<double>(engine::kMinWindowWords));
-    return block_bytes(std::max(first, need + (low > floor ? 2 : kGrowingSlacks) * slack));
+    if (low <= floor) return std::max(first, need + kGrowingSlacks * slack);
+    return need + slack <= first ? first : need + 2 * slack;
+}
+double window_bytes(int64_t low, int64_t top, int64_t floor, double initial) {
+    return block_bytes(window_words(low, top, floor, initial));
 }
 
 // Where the tiles stand at one moment: c(j) is row band j's last tile done or in flight (-1:
@@ -207,14 +213,14 @@ class TableModel {
             sample(j * B, y_end - 1, kSetsPerBand, [&](int64_t y, double w) {
                 const int64_t floor = above(y, 2 * (C - 1));
                 const auto reach = static_cast<int64_t>(kRowLowSlope * static_cast<double>(y));
-                double b = window_bytes(
-                    std::max(floor, above(x, reach)), x - 1 + y, floor,
-                    15 * std::min(y, C) / 256 + 2 * static_cast<int64_t>(kScanPadWords));
-                if (sym) {
-                    const int64_t column_floor = above(y, 2 * (R - 1));
-                    b = std::max(b, window_bytes(column_floor, y + y_end - 1, column_floor, 0));
-                }
-                sum += weight * w * b;
+                // Opened as a copy of column y in symmetric mode, else with room for about
+                // 3 min(y, X) values (prepare_tile).
+                const int64_t column_floor = above(y, 2 * (R - 1));
+                const double initial =
+                    sym ? window_words(column_floor, y + y_end - 1, column_floor, 0)
+                        : static_cast<double>(15 * std::min(y, C) / 256 + 2 * kScanPadWords);
+                sum += weight * w *
+                       window_bytes(std::max(floor, above(x, reach)), x - 1 + y, floor, initial);
             });
         });
         return sum;
