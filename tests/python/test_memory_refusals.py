@@ -1,7 +1,9 @@
 """Every command that sizes memory by its arguments refuses up front, with one line and exit
 status 2 (MemoryError in Python: test_module.py), what does not fit the budget set by --max-memory; and the
 analysis passes' estimate is never below the peak RSS a run measures, nor far above it.
-(The same refusals under a cgroup's memory limit: test_memory_cgroup.py.)"""
+(The same refusals under a cgroup's memory limit: test_memory_cgroup.py.) The peak-RSS
+comparisons are for the Release build: AddressSanitizer's shadow memory is no part of what a
+run needs, and the sanitizer pass (scripts/test --sanitize) does not run this file."""
 import os
 import subprocess
 
