@@ -10,7 +10,7 @@
 // columns values up to x + y from their window start on, diagonals every value up to x + y.
 #include "analysis/message.hpp"
 #include "analysis/passes.hpp"
-#include "engine/simd_clones.hpp"
+#include "base/simd_clones.hpp"
 
 #include <omp.h>
 
@@ -163,7 +163,7 @@ PropertiesPass::PropertiesPass(uint64_t rows, uint64_t cols, uint64_t column_ban
         col_offset_[x + 1] = col_offset_[x] + (set ? (x + rows - 1) / 64 + 1 - col_first_[x] : 0);
     }
     // Huge pages: the column checks walk 50 MB of sets at random on a 16384^2 table.
-    col_bits_ = engine::huge_array<uint64_t>(col_offset_[cols]);
+    col_bits_ = base::huge_array<uint64_t>(col_offset_[cols]);
     std::fill_n(col_bits_.get(), col_offset_[cols], 0);
 }
 

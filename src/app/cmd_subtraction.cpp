@@ -7,7 +7,7 @@
 #include "app/options.hpp"
 #include "grundy/error.hpp"
 #include "grundy/play.hpp"
-#include "io/atomic_file.hpp"
+#include "base/atomic_file.hpp"
 
 namespace grundy::app {
 namespace {
@@ -60,7 +60,7 @@ int run(const po::variables_map& v) {
                   << " values (try a larger --n)\n";
     if (v.count("csv")) {
         const std::string path = v["csv"].as<std::string>();
-        io::AtomicTextFile out(path);  // whole or not at all, as every CSV
+        base::AtomicTextFile out(path);  // whole or not at all, as every CSV
         out << "n,grundy\n";
         for (uint64_t i = 0; i < n; ++i) out << i << "," << uint64_t{a.values[i]} << "\n";
         out.commit();

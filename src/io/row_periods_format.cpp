@@ -19,7 +19,7 @@
 #include <string_view>
 
 #include "grundy/error.hpp"
-#include "io/atomic_file.hpp"
+#include "base/atomic_file.hpp"
 #include "io/h5_attributes.hpp"
 #include "io/h5_handle.hpp"
 
@@ -97,7 +97,7 @@ void write_csv_rows(Out& out, const std::vector<RowPeriod>& rows, bool blocks) {
 
 void write_row_periods_csv(const std::string& path, const std::vector<RowPeriod>& rows,
                            const std::vector<std::string>& comment, bool blocks) {
-    io::AtomicTextFile out(path);
+    base::AtomicTextFile out(path);
     for (const auto& c : comment) out << "# " << c << "\n";
     write_csv_rows(out, rows, blocks);
     out.commit();

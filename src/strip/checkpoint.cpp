@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "grundy/error.hpp"
-#include "io/atomic_file.hpp"
+#include "base/atomic_file.hpp"
 
 namespace grundy::strip {
 namespace {
@@ -233,7 +233,7 @@ void write_checkpoint(const std::string& path, const SearchState& p, uint64_t ro
     put64(header, rows);
     put64(header, body.size() + ring_bytes + tail_bytes);
 
-    io::AtomicFile out(path, "checkpoint");
+    base::AtomicFile out(path, "checkpoint");
     out.write(header.data(), header.size());
     out.write(body.data(), body.size());
     for_each_ring_piece(p, [&](const char* data, uint64_t n) { out.write(data, n); });
@@ -343,7 +343,7 @@ std::string rank_part_path(const std::string& manifest, int rank, uint64_t colum
 }
 
 void write_manifest(const std::string& path, const Manifest& m) {
-    io::AtomicTextFile out(path);
+    base::AtomicTextFile out(path);
     out << kManifestMagic << " " << kManifestVersion << "\nrows " << m.rows << "\nranks " << m.ranks
         << "\ncolumn " << m.column << "\nstarts";
     for (const uint64_t s : m.starts) out << " " << s;

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace grundy::io {
+namespace grundy::base {
 
 // The bytes go to PATH.tmp; commit() syncs it to disk, renames it over PATH and syncs the
 // folder, so that the rename survives a crash too. A file not committed (an error, an exception
@@ -60,4 +60,4 @@ class AtomicTextFile {
     std::string buffer_;
 };
 
-}  // namespace grundy::io
+}  // namespace grundy::base

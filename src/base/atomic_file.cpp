@@ -1,4 +1,4 @@
-#include "io/atomic_file.hpp"
+#include "base/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 
 #include "grundy/error.hpp"
 
-namespace grundy::io {
+namespace grundy::base {
 
 AtomicFile::AtomicFile(std::string path, std::string what)
     : path_(std::move(path)), tmp_(path_ + ".tmp"), what_(std::move(what)) {
@@ -64,4 +64,4 @@ void AtomicFile::commit() {
     }
 }
 
-}  // namespace grundy::io
+}  // namespace grundy::base

@@ -1,4 +1,4 @@
-#include "engine/big_memory.hpp"
+#include "base/big_memory.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 
-namespace grundy::engine {
+namespace grundy::base {
 
 void* huge_alloc(size_t bytes) {
     constexpr size_t kHuge = size_t{2} << 20;
@@ -54,4 +54,4 @@ void prefault(void* data, size_t bytes, int threads, const std::atomic<bool>* ca
     }
 }
 
-}  // namespace grundy::engine
+}  // namespace grundy::base

@@ -16,7 +16,7 @@
 #include <new>
 #include <utility>
 
-namespace grundy::engine {
+namespace grundy::base {
 
 // Memory in 2 MiB pages where the system gives them on request (transparent huge pages in
 // `madvise` mode). Aligned to 2 MiB, rounded up to a multiple of it; not zeroed; throws
@@ -64,4 +64,4 @@ class SmallPageBlock {
 // `*cancel` is set (a gigabyte takes seconds where the host supplies the pages).
 void prefault(void* data, size_t bytes, int threads, const std::atomic<bool>* cancel = nullptr);
 
-}  // namespace grundy::engine
+}  // namespace grundy::base
