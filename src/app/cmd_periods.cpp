@@ -20,8 +20,8 @@
 #include "app/signals.hpp"
 #include "grundy/error.hpp"
 #include "grundy/periods.hpp"
-#include "strip/rank_link.hpp"
-#include "strip/run_hooks.hpp"
+#include "strip/ranks/rank_link.hpp"
+#include "strip/certify/run_hooks.hpp"
 
 namespace grundy::app {
 namespace {

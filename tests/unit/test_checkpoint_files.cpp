@@ -1,4 +1,4 @@
-// The checkpoint's files on disk (strip/checkpoint.hpp): a save is in place only once all its
+// The checkpoint's files on disk (strip/certify/checkpoint.hpp): a save is in place only once all its
 // bytes are, and what an interrupted save of several ranks leaves beside the manifest is removed
 // without touching the parts the manifest names. The runs of ranks killed while saving are in
 // tests/python/test_mpi.py (mpirun).
@@ -12,8 +12,8 @@
 #include <string>
 
 #include "grundy/periods.hpp"
-#include "strip/checkpoint.hpp"
-#include "strip/run_hooks.hpp"
+#include "strip/certify/checkpoint.hpp"
+#include "strip/certify/run_hooks.hpp"
 
 namespace grundy {
 namespace {

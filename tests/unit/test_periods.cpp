@@ -26,9 +26,9 @@
 #include "grundy/memory_table.hpp"
 #include "grundy/periodicity.hpp"
 #include "grundy/periods.hpp"
-#include "strip/checkpoint.hpp"
-#include "strip/run_hooks.hpp"
-#include "strip/strip.hpp"
+#include "strip/certify/checkpoint.hpp"
+#include "strip/certify/run_hooks.hpp"
+#include "strip/sweep/strip.hpp"
 #include "strip/strip_config.hpp"
 #include "support/kernel_builds.hpp"
 

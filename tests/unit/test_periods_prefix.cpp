@@ -10,9 +10,9 @@
 #include <string>
 
 #include "grundy/periods.hpp"
-#include "strip/checkpoint.hpp"
-#include "strip/run_hooks.hpp"
-#include "strip/strip.hpp"
+#include "strip/certify/checkpoint.hpp"
+#include "strip/certify/run_hooks.hpp"
+#include "strip/sweep/strip.hpp"
 
 namespace grundy {
 namespace {

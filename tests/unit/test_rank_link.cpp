@@ -1,5 +1,5 @@
 // The rank logic of grundy-mpi (a strip cut into bands of rows, one per rank, rows changing hands
-// as they settle: strip/rank_link.hpp) run in one process, each rank a thread over an in-process
+// as they settle: strip/ranks/rank_link.hpp) run in one process, each rank a thread over an in-process
 // link (support/thread_link.hpp): every rank count gives the single process's certificate and
 // rows. tests/python/test_mpi.py runs the same through MPI.
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "grundy/periods.hpp"
-#include "strip/run_hooks.hpp"
+#include "strip/certify/run_hooks.hpp"
 #include "support/thread_link.hpp"
 
 namespace grundy {
