@@ -90,14 +90,8 @@ struct PeriodsResult {
     bool second_pass = false;  // whether phase 2 was needed (P did not divide the ring)
     uint64_t ring_len = 0;     // columns per row in the ring that gave the preperiods
     std::string kernel;
-    int threads = 1;          // threads that swept the strip (with ranks: in each rank)
-    uint64_t bands = 1;       // bands of rows they swept as tiles
-    int ranks = 1;            // processes (MPI ranks) that swept it
-    uint64_t bytes_sent = 0;  // between the ranks, all together
-    // times the rows were cut again as rows settled, and rows that changed hands, all together
-    uint64_t rebalances = 0, rows_moved = 0;
-    // on rank 0: each rank's time spent waiting for messages and for the others
-    std::vector<double> rank_wait_seconds;
+    int threads = 1;     // threads that swept the strip (with ranks: in each rank)
+    uint64_t bands = 1;  // bands of rows they swept as tiles
     double seconds = 0.0;
 };
 

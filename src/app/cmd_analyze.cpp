@@ -23,7 +23,7 @@ void describe(po::options_description& o, std::vector<std::string>& positional) 
     positional = {"file"};
 }
 
-int run(const po::variables_map& v) {
+int run(const po::variables_map& v, const Context&) {
     AnalysisOptions options;
     parse_passes(v["passes"].as<std::string>(), options);
     if (v.count("csv")) options.csv_path = v["csv"].as<std::string>();

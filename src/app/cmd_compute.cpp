@@ -92,7 +92,7 @@ void check_fits(const EngineOptions& e, const std::string* output, bool pyramid,
                     human_bytes(static_cast<double>(free)) + " are free for " + *output);
 }
 
-int run(const po::variables_map& v) {
+int run(const po::variables_map& v, const Context&) {
     const uint64_t max_side = uint64_t{1} << 31;
     const uint64_t rows = count_option(v, "rows", 1, max_side);
     const uint64_t cols = count_option(v, "cols", 1, max_side);

@@ -15,13 +15,12 @@
 
 #include "app/command.hpp"
 #include "app/options.hpp"
-#include "app/program.hpp"
 #include "app/progress.hpp"
 #include "app/signals.hpp"
 #include "grundy/error.hpp"
 #include "grundy/periods.hpp"
-#include "strip/ranks/rank_link.hpp"
 #include "strip/certify/run_hooks.hpp"
+#include "strip/ranks/rank_link.hpp"
 
 namespace grundy::app {
 namespace {
@@ -115,21 +114,21 @@ void report_stop(const PeriodsResult& r, const PeriodsOptions& o) {
                      static_cast<unsigned long long>(r.column), where.c_str());
 }
 
-void print_ranks(const PeriodsResult& r) {
+void print_ranks(const PeriodsResult& r, const strip::RankStats& ranks) {
     std::string waits;
-    for (const double w : r.rank_wait_seconds)
+    for (const double w : ranks.wait_seconds)
         waits += (waits.empty() ? "" : ", ") + std::to_string(w).substr(0, 5);
     std::fprintf(stderr,
                  "%d MPI ranks of %d thread%s each: %.3g MB sent between them; rows "
                  "cut again %llu times as they settled (%llu rows moved); seconds each "
                  "rank waited for its neighbour's columns or the others' blocks: %s\n",
-                 r.ranks, r.threads, r.threads == 1 ? "" : "s",
-                 static_cast<double>(r.bytes_sent) / 1e6,
-                 static_cast<unsigned long long>(r.rebalances),
-                 static_cast<unsigned long long>(r.rows_moved), waits.c_str());
+                 ranks.ranks, r.threads, r.threads == 1 ? "" : "s",
+                 static_cast<double>(ranks.bytes_sent) / 1e6,
+                 static_cast<unsigned long long>(ranks.rebalances),
+                 static_cast<unsigned long long>(ranks.rows_moved), waits.c_str());
 }
 
-int run(const po::variables_map& v) {
+int run(const po::variables_map& v, const Context& context) {
     PeriodsOptions o;
     // Ranges are the library's to check (check_periods_options); here only the syntax.
     o.rows = count_option(v, "rows", 0, ~uint64_t{0});
@@ -155,7 +154,7 @@ int run(const po::variables_map& v) {
     o.cancel = &install_stop_handlers();
     // grundy-mpi: every rank sweeps its rows; rank 0 shows the progress and writes the results.
     strip::RunHooks hooks;
-    hooks.link = rank_link();
+    hooks.link = context.link;
     if (v.count("test-delay-us")) hooks.after_block = test_delay(v, *o.cancel);
     if (v.count("test-save-delay-us")) {
         // A save held half done, so that a test can kill the run there (the earlier checkpoint
@@ -169,7 +168,8 @@ int run(const po::variables_map& v) {
     if (writer) o.progress = &progress;
     ProgressReporter line(writer && progress_wanted(v["progress"].as<bool>(), quiet),
                           periods_line(progress));
-    const PeriodsResult r = strip::certify_row_periods(o, hooks);
+    const strip::RunResult run = strip::certify_row_periods(o, hooks);
+    const PeriodsResult& r = run.periods;
     line.stop();
     if (!writer) return exit_status(r);  // rank 0 says why
 
@@ -202,7 +202,7 @@ int run(const po::variables_map& v) {
         std::fprintf(stderr, "not certified within %llu columns (%llu columns swept in %.3f s)\n",
                      static_cast<unsigned long long>(o.max_cols),
                      static_cast<unsigned long long>(r.columns_swept), r.seconds);
-        if (hooks.link && !quiet) print_ranks(r);
+        if (hooks.link && !quiet) print_ranks(r, run.ranks);
         return kExitNotCertified;
     }
     if (!quiet) {
@@ -225,7 +225,7 @@ int run(const po::variables_map& v) {
             r.resumed ? " (this part, resumed)" : "", r.threads, r.threads == 1 ? "" : "s",
             static_cast<unsigned long long>(r.bands), r.kernel.c_str(),
             r.second_pass ? "second pass needed" : "preperiods from the first pass");
-        if (hooks.link) print_ranks(r);
+        if (hooks.link) print_ranks(r, run.ranks);
     }
     return 0;
 }

@@ -34,7 +34,7 @@ std::vector<uint64_t> parse_moves(const std::string& text) {
     return moves;
 }
 
-int run(const po::variables_map& v) {
+int run(const po::variables_map& v, const Context&) {
     const auto moves = normalize_subtraction_moves(parse_moves(v["moves"].as<std::string>()));
     const uint64_t n = count_option(v, "n", 1, kMaxSubtractionLength);
     const uint64_t show = count_option(v, "show", 0, kMaxSubtractionLength);

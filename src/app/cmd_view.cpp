@@ -51,7 +51,7 @@ std::string page_url(const std::string& bind, int port, const view::AccessToken&
            std::to_string(port) + "/" + (token.required() ? "?token=" + token.text() : "");
 }
 
-int run(const po::variables_map& v) {
+int run(const po::variables_map& v, const Context&) {
     const std::string path = v["file"].as<std::string>();
     const int port = static_cast<int>(count_option(v, "port", 0, 65535));
     view::SourceOptions options;

@@ -51,7 +51,7 @@ TEST(CheckpointFiles, SaveIsInPlaceOnlyOnceWritten) {
         ++commits;
         only_tmp = fs::file_size(dir / "ck.tmp") > 0 && !fs::exists(ck);
     };
-    const PeriodsResult r = strip::certify_row_periods(o, hooks);
+    const PeriodsResult r = strip::certify_row_periods(o, hooks).periods;
     EXPECT_EQ(r.status, PeriodsResult::Status::Interrupted);
     EXPECT_TRUE(r.checkpoint_saved);
     EXPECT_EQ(commits, 1);

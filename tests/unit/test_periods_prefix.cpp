@@ -87,7 +87,7 @@ TEST(PeriodsPrefix, PhaseTwoKeepsThePhaseOneRows) {
     hooks.after_block = [&](uint64_t) {
         if (progress.phase.load() == 2) stop.store(true);
     };
-    const PeriodsResult stopped = strip::certify_row_periods(o, hooks);
+    const PeriodsResult stopped = strip::certify_row_periods(o, hooks).periods;
     ASSERT_EQ(stopped.status, PeriodsResult::Status::Interrupted);
     EXPECT_EQ(stopped.phase, 2);
     EXPECT_GT(stopped.rows.size(), 0u);

@@ -5,7 +5,6 @@
 //   second_pass.cpp      phase 2: the second sweep when the ring cannot give the preperiods
 //   collect_rows.cpp     each row's exact period, preperiod and block; with ranks, gathered
 //   final_rows.cpp       the rows certified before the whole strip, written as the run goes
-//   rank_balance.cpp     with ranks: the rows cut again as they settle (RankLoad, rebalance)
 //   run_control.cpp      the observer, stops and checkpoints after every block (RunControl)
 //   search_progress.cpp  what the progress printer sees (report, SettleGrowth)
 //
@@ -53,7 +52,7 @@
 // before the walk (Strip::advance_block), so every rank takes the same decisions at the same
 // columns; the stop and checkpoint decisions are combined at each block's end; only rank 0's
 // rows settle, and as they do the rows are cut again so that every rank keeps an equal share of
-// the work (rebalance, rank_moves.hpp); rank 0 gathers the rows' results.
+// the work (the run's RankPlan, ranks/rank_plan.hpp); rank 0 gathers the rows' results.
 #pragma once
 
 #include <chrono>
@@ -62,7 +61,7 @@
 #include <vector>
 
 #include "grundy/periods.hpp"
-#include "strip/ranks/rank_balance.hpp"
+#include "strip/ranks/rank_plan.hpp"
 #include "strip/certify/row_records.hpp"
 #include "strip/certify/run_control.hpp"
 #include "strip/certify/run_hooks.hpp"
@@ -78,15 +77,14 @@ inline constexpr uint64_t kMaxStripRows = 16384;
 class Certification {
   public:
     Certification(const PeriodsOptions& o, const RunHooks& hooks);
-    PeriodsResult run();
+    RunResult run();
 
   private:
     using Clock = std::chrono::steady_clock;
 
     // certify.cpp: the run's start and end.
-    static StripPart part_of(const std::vector<uint64_t>& starts, RankLink* link);
     void load();
-    PeriodsResult finish(bool certified);
+    RunResult finish(bool certified);
 
     // cycle_search.cpp: phase 1 until the certificate and, with a ring that P divides, the
     // ring's tail past it. False when the run must return now (not certified within max_cols,
@@ -96,9 +94,6 @@ class Certification {
     uint64_t block_end(uint64_t next) const;
     bool walk_block(uint64_t next, uint64_t end, bool comparing, uint64_t& processed);
     uint64_t rows_repeating_in_ring(uint64_t x) const;
-    // Rows that may settle: all, or with ranks, rank 0's but one (Strip::settle); the same on
-    // every rank, so that every rank knows the settled rows.
-    uint64_t settle_limit() const { return starts_.size() > 2 ? starts_[1] - 1 : Y_; }
     void settle_rows(uint64_t end);
     void resettle();
     void show_settled();
@@ -120,17 +115,12 @@ class Certification {
     void add_final_rows();
     std::string write_files(bool certified);
 
-    // rank_balance.cpp
-    void sweep_block(const StripBlock& b);
-    void rebalance();
-
     const PeriodsOptions& o_;
     const RunHooks& hooks_;
     const uint64_t Y_;
     const Clock::time_point start_;
     PeriodsResult result_;
-    std::vector<uint64_t> starts_;  // each rank's first row, then Y (one process: 0, Y)
-    StripPart part_;                // this process's rows
+    RankPlan plan_;  // this process's rows (with ranks: each rank's), cut again as they settle
     std::unique_ptr<Strip> strip_;
     SearchState p_;
     RunControl control_;
@@ -139,9 +129,6 @@ class Certification {
     std::vector<uint32_t> matched_rows_;
     SettledRows settled_;           // the lowest rows whose sub-strip has repeated
     uint64_t unrecorded_rows_ = 0;  // in this block (rows_repeating_in_ring)
-    uint64_t balanced_for_ = 0;     // the settled rows when the cut was last looked at
-    uint64_t blocks_since_look_ = 0;
-    RankLoad load_;
     SettleGrowth growth_;
 };
 

@@ -51,7 +51,7 @@ void check_periods_memory(const PeriodsOptions& o) {
 }
 
 PeriodsResult certify_row_periods(const PeriodsOptions& o) {
-    return strip::certify_row_periods(o, strip::RunHooks{});
+    return strip::certify_row_periods(o, strip::RunHooks{}).periods;
 }
 
 namespace strip {
@@ -89,7 +89,7 @@ void check_files(const PeriodsOptions& o) {
 
 }  // namespace
 
-PeriodsResult certify_row_periods(const PeriodsOptions& o, const RunHooks& hooks) {
+RunResult certify_row_periods(const PeriodsOptions& o, const RunHooks& hooks) {
     check_periods_options(o);
     check_periods_memory(o);
     check_files(o);
@@ -112,17 +112,15 @@ Certification::Certification(const PeriodsOptions& o, const RunHooks& hooks)
       hooks_(hooks),
       Y_(o.rows),
       start_(Clock::now()),
-      starts_(hooks.link ? cut_rank_rows(o.rows, hooks.link->ranks())
-                         : std::vector<uint64_t>{0, o.rows}),
-      part_(part_of(starts_, hooks.link)),
-      strip_(std::make_unique<Strip>(o.rows, o.kernel, o.threads, 0, part_)),
-      control_(o, hooks, starts_) {
+      plan_(o.rows, hooks.link),
+      strip_(std::make_unique<Strip>(o.rows, o.kernel, o.threads, 0, plan_.part())),
+      control_(o, hooks, plan_.starts()) {
     result_.method =
         "Brent cycle detection on the relative strip state (row windows [x+1-2y, x+y], "
         "diagonal windows [x+2-2y, x+y-1]); candidates compared bit for bit in full, no "
         "hashing";
-    p_.first_row = part_.lo;
-    p_.end_row = part_.hi;
+    p_.first_row = plan_.part().lo;
+    p_.end_row = plan_.part().hi;
     if (o.resume && fs::exists(o.checkpoint)) {
         load();
         result_.resumed = true;
@@ -142,17 +140,12 @@ Certification::Certification(const PeriodsOptions& o, const RunHooks& hooks)
     control_.after_checkpoint([this] { return write_files(false); });
 }
 
-// This process's rows: all of them, or with ranks, its rank's share of the cut `starts`.
-StripPart Certification::part_of(const std::vector<uint64_t>& starts, RankLink* link) {
-    const auto r = link ? static_cast<size_t>(link->rank()) : 0;
-    return {starts[r], starts[r + 1], link};
-}
-
 // Resumes from the checkpoint: the file, or with ranks the manifest and this rank's part.
 // With ranks, every rank refuses if any rank cannot load its part, with that rank's reason.
 void Certification::load() {
     const uint64_t words = strip_->state_words();
-    if (!part_.link) {
+    RankLink* const link = plan_.link();
+    if (!link) {
         p_ = load_checkpoint(o_.checkpoint, Y_, words, 0, Y_);
         return;
     }
@@ -164,7 +157,7 @@ void Certification::load() {
                         " is not the manifest of a run of MPI ranks: resume it with grundy "
                         "periods, without mpirun");
         const Manifest m = read_manifest(o_.checkpoint);
-        const auto R = static_cast<uint64_t>(part_.link->ranks());
+        const auto R = static_cast<uint64_t>(link->ranks());
         if (m.ranks != R)
             throw Error("checkpoint " + o_.checkpoint + " was written by " +
                         std::to_string(m.ranks) + " ranks, not " + std::to_string(R) +
@@ -174,10 +167,9 @@ void Certification::load() {
                                 " is for {rows} " + std::to_string(m.rows) + ", not " +
                                 std::to_string(Y_));
         // The rows were cut again as they settled: each rank's are the manifest's.
-        starts_ = m.starts;
-        part_ = part_of(starts_, part_.link);
-        const std::string part = rank_part_path(o_.checkpoint, part_.link->rank(), m.column);
-        p_ = load_checkpoint(part, Y_, words, part_.lo, part_.hi);
+        plan_.resume(m.starts);
+        const std::string part = rank_part_path(o_.checkpoint, link->rank(), m.column);
+        p_ = load_checkpoint(part, Y_, words, plan_.part().lo, plan_.part().hi);
         if (p_.strip.column + 1 != m.column && !(p_.strip.words.empty() && m.column == 0))
             throw Error("checkpoint part " + part + " is not at the manifest's column");
         control_.resumed_from(part, m.column);
@@ -185,15 +177,15 @@ void Certification::load() {
         error = e.what();
         own = std::current_exception();
     }
-    error = part_.link->first_error(error);
+    error = link->first_error(error);
     if (own) std::rethrow_exception(own);
     if (!error.empty()) throw Error(error);
-    if (strip_->first_row() != part_.lo || strip_->end_row() != part_.hi)
-        strip_ = std::make_unique<Strip>(Y_, o_.kernel, o_.threads, 0, part_);
+    if (strip_->first_row() != plan_.part().lo || strip_->end_row() != plan_.part().hi)
+        strip_ = std::make_unique<Strip>(Y_, o_.kernel, o_.threads, 0, plan_.part());
 }
 
 // The result, and the run's files: every row once certified, else the rows certified so far.
-PeriodsResult Certification::finish(bool certified) {
+RunResult Certification::finish(bool certified) {
     result_.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
     result_.rows_asked = Y_;
     result_.phase = static_cast<int>(p_.phase);
@@ -208,18 +200,11 @@ PeriodsResult Certification::finish(bool certified) {
         result_.status = PeriodsResult::Status::Interrupted;
         if (result_.checkpoint_error.empty()) result_.checkpoint_error = error;
     }
-    if (part_.link) {
-        result_.ranks = part_.link->ranks();
-        result_.rows_moved = part_.link->sum_of(result_.rows_moved);
-        result_.bytes_sent = part_.link->sum_of(part_.link->bytes_sent());
-        const auto us = static_cast<uint64_t>(part_.link->wait_seconds() * 1e6);
-        for (const uint64_t w : part_.link->gather({us}))
-            result_.rank_wait_seconds.push_back(static_cast<double>(w) / 1e6);
-    }
-    return std::move(result_);
+    RankStats ranks = plan_.stats();
+    return {std::move(result_), std::move(ranks)};
 }
 
-PeriodsResult Certification::run() {
+RunResult Certification::run() {
     if (p_.phase == 1) {
         if (!search_cycle()) return finish(false);
         if (p_.ring_len == 0 || p_.ring_len % p_.period != 0) start_second_pass();

@@ -23,7 +23,7 @@ void Certification::collect_rows() {
     const size_t at = result_.rows.size();
     result_.rows.resize(at + (p_.end_row - from));
     read_rows(from, p_.end_row, p_.x0 + 1, p_.period, result_.rows.data() + at);
-    if (part_.link) gather_rows();
+    if (plan_.link()) gather_rows();
 }
 
 // Rows y0..y1-1 of the ring (this process's), each read over the `length` columns from column
@@ -91,7 +91,7 @@ void Certification::gather_rows() {
         mine.insert(mine.end(), r.block.begin(), r.block.end());
     }
     result_.rows.clear();
-    const std::vector<uint64_t> all = part_.link->gather(mine);
+    const std::vector<uint64_t> all = plan_.link()->gather(mine);
     for (size_t i = 0; i + 4 <= all.size();) {
         RowPeriod r;
         r.row = all[i], r.certified = true;
@@ -104,7 +104,7 @@ void Certification::gather_rows() {
         i += n;
         result_.rows.push_back(std::move(r));
     }
-    if (part_.link->rank() == 0 && result_.rows.size() != Y_)
+    if (plan_.link()->rank() == 0 && result_.rows.size() != Y_)
         throw Error("internal: rank 0 gathered " + std::to_string(result_.rows.size()) +
                     " rows of " + std::to_string(Y_));
 }

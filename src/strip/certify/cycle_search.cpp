@@ -49,7 +49,7 @@ bool Certification::search_cycle() {
             b.compare = &p_.saved;
             b.matched_rows = &matched_rows_;
         }
-        sweep_block(b);
+        plan_.sweep_block(*strip_, b);
         uint64_t processed = 0;
         const bool done = walk_block(next, end, comparing, processed);
         result_.columns_swept += processed;
@@ -57,9 +57,9 @@ bool Certification::search_cycle() {
         check_record(p_, record_errors_);
         if (done) return true;
         // The whole strip repeats from x0 on: every row is settled for the ring's tail.
-        if (p_.found) note_settled(settled_, p_, Y_, p_.period, settle_limit());
+        if (p_.found) note_settled(settled_, p_, Y_, p_.period, plan_.settle_limit());
         settle_rows(end);
-        rebalance();
+        plan_.rebalance(*strip_, p_, settled_);
         report(o_.progress, 1, end, p_.found ? p_.x0 + p_.ring_len + 1 : 0,
                p_.has_saved ? p_.saved.column : p_.x0, *strip_);
         if (control_.after_block(p_, *strip_, result_, processed)) return false;
@@ -87,7 +87,7 @@ bool Certification::walk_block(uint64_t next, uint64_t end, bool comparing, uint
         } else if (!p_.found && x > first_saved()) {
             const uint64_t lambda = x - p_.saved.column;
             if (comparing)
-                note_settled(settled_, p_, matched_rows_[x - next], lambda, settle_limit());
+                note_settled(settled_, p_, matched_rows_[x - next], lambda, plan_.settle_limit());
             if (comparing && matched_rows_[x - next] == Y_) {
                 // Compared in full by the bands, each match copied out and compared again
                 // (Strip::band_mismatch).
@@ -138,7 +138,7 @@ void Certification::settle_rows(uint64_t end) {
 // before the checkpoint and the ring holds their values).
 void Certification::resettle() {
     if (p_.settled_rows == 0) return;
-    note_settled(settled_, p_, p_.settled_rows, p_.settled_period, settle_limit());
+    note_settled(settled_, p_, p_.settled_rows, p_.settled_period, plan_.settle_limit());
     strip_->settle(settled_);
     for (const auto& [m, since] : p_.settled_since) growth_.add(m, since);
     show_settled();

@@ -10,9 +10,9 @@
 
 namespace grundy::strip {
 
-// One process, or rank 0: settled rows are rank 0's (settle_limit), and it writes the files.
+// One process, or rank 0: settled rows are rank 0's (RankPlan::settle_limit), and it writes the files.
 bool Certification::writes_files() const {
-    return !part_.link || part_.link->rank() == 0;
+    return !plan_.link() || plan_.link()->rank() == 0;
 }
 
 // Rows 0..m-1 settled at least a ring length before the next column: every mismatch
@@ -60,7 +60,7 @@ std::string Certification::write_files(bool certified) {
             error = e.what();
         }
     }
-    return part_.link ? part_.link->first_error(error) : error;
+    return plan_.link() ? plan_.link()->first_error(error) : error;
 }
 
 }  // namespace grundy::strip

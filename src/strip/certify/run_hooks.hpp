@@ -1,12 +1,14 @@
 // What a certified run takes besides the public PeriodsOptions, for the library's own front
-// ends: the ranks of grundy-mpi and an observer of the run's blocks. Internal: the public entry,
-// grundy::certify_row_periods (include/grundy/periods.hpp), runs without either.
+// ends: the ranks of grundy-mpi and an observer of the run's blocks; and what it gives besides
+// the public PeriodsResult: the ranks' figures. Internal: the public entry,
+// grundy::certify_row_periods (include/grundy/periods.hpp), runs without ranks or observer.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 
 #include "grundy/periods.hpp"
+#include "strip/ranks/rank_stats.hpp"
 
 namespace grundy::strip {
 
@@ -28,7 +30,12 @@ struct RunHooks {
     std::function<void()> before_commit;
 };
 
+struct RunResult {
+    PeriodsResult periods;
+    RankStats ranks;  // with RunHooks::link; one process: the defaults
+};
+
 // certify_row_periods with hooks. Throws grundy::Error like it.
-PeriodsResult certify_row_periods(const PeriodsOptions& options, const RunHooks& hooks);
+RunResult certify_row_periods(const PeriodsOptions& options, const RunHooks& hooks);
 
 }  // namespace grundy::strip

@@ -15,14 +15,13 @@ namespace grundy::strip {
 void Certification::start_second_pass() {
     add_final_rows();  // while the ring of phase 1 holds them
     uint64_t certified = p_.final_rows.size();
-    if (part_.link) certified = part_.link->max_of(certified);  // rank 0's
+    if (plan_.link()) certified = plan_.link()->max_of(certified);  // rank 0's
     p_.phase = 2;
     // A fresh strip from column 0 without settled rows: the first cut is the balanced one.
-    if (part_.link) {
-        starts_ = cut_rank_rows(Y_, part_.link->ranks());
-        part_ = part_of(starts_, part_.link);
-        p_.first_row = part_.lo;
-        p_.end_row = part_.hi;
+    if (plan_.link()) {
+        plan_.reset();
+        p_.first_row = plan_.part().lo;
+        p_.end_row = plan_.part().hi;
     }
     unrecorded_rows_ = 0;  // a fresh ring, and a fresh strip without settled rows
     p_.settled_rows = p_.settled_period = 0;
@@ -41,7 +40,7 @@ void Certification::start_second_pass() {
 // Phase 2: a second sweep from column 0 with a ring of exactly P, to column x0 + P. False
 // when interrupted.
 bool Certification::second_pass() {
-    Strip pass(Y_, o_.kernel, o_.threads, 0, part_);
+    Strip pass(Y_, o_.kernel, o_.threads, 0, plan_.part());
     if (!p_.strip.words.empty()) pass.restore(p_.strip);
     StripSnapshot at_x0;
     const uint64_t last = p_.x0 + p_.period;
@@ -61,7 +60,7 @@ bool Certification::second_pass() {
         if (end - 1 == p_.x0) pass.snapshot(at_x0);
         if (end - 1 == last) {
             uint64_t differs = !at_x0.words.empty() && !pass.matches(at_x0);
-            if (part_.link) differs = part_.link->max_of(differs);
+            if (plan_.link()) differs = plan_.link()->max_of(differs);
             if (differs) throw Error("internal: the certificate did not repeat in phase 2");
             return true;
         }
