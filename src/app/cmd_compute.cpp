@@ -18,6 +18,7 @@
 #include "grundy/error.hpp"
 #include "grundy/hdf5_writer.hpp"
 #include "grundy/memory.hpp"
+#include "io/pyramid_file.hpp"
 #include "view/pyramid.hpp"
 
 namespace grundy::app {
@@ -192,9 +193,9 @@ int run(const po::variables_map& v, const Context&) {
     // Before the table says it is complete, so that a complete table has its pyramid; a stale
     // one of an earlier file is replaced (or removed, when none is written).
     if (writer) {
-        const std::string side = view::pyramid_path(output);
+        const std::string side = io::pyramid_path(output);
         if (pyramid)
-            view::save_pyramid(pyramid_sink.finish(), side);
+            io::save_pyramid(pyramid_sink.finish(), side);
         else
             std::remove(side.c_str());
         writer->finish(stats);

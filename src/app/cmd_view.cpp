@@ -7,7 +7,7 @@
 #include "app/signals.hpp"
 #include "grundy/error.hpp"
 #include "view/server.hpp"
-#include "view/table_source.hpp"
+#include "view/tile_source.hpp"
 
 namespace grundy::app {
 namespace {
@@ -54,7 +54,7 @@ std::string page_url(const std::string& bind, int port, const view::AccessToken&
 int run(const po::variables_map& v, const Context&) {
     const std::string path = v["file"].as<std::string>();
     const int port = static_cast<int>(count_option(v, "port", 0, 65535));
-    view::SourceOptions options;
+    view::TileSourceOptions options;
     options.allow_incomplete = v["allow-incomplete"].as<bool>();
     if (v.count("cache") && v.count("cache-mib"))
         throw Error("give --cache or --cache-mib, not both");
@@ -66,7 +66,7 @@ int run(const po::variables_map& v, const Context&) {
     server.token = access_token(v);
     const std::atomic<bool>& stop = install_stop_handlers();
     const view::LeafletFiles leaflet = view::load_leaflet();
-    view::TableSource source(path, options, say);
+    view::TileSource source(path, options, say);
     if (stop.load()) return 0;
     server.bind = v["bind"].as<std::string>();
     server.port = port;

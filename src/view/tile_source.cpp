@@ -1,19 +1,17 @@
-#include "view/table_source.hpp"
-
-#include <hdf5.h>
+#include "view/tile_source.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 
 #include "grundy/error.hpp"
-#include "io/h5_handle.hpp"
+#include "io/pyramid_file.hpp"
+#include "io/row_periods_format.hpp"
 #include "view/png_encode.hpp"
 
 namespace grundy::view {
 namespace {
 
-using io::H5Handle;
 constexpr Rgb kOutside{232, 232, 232};  // beyond the table's edge
 constexpr int kTile = kTileSize;
 
@@ -52,12 +50,15 @@ void write_value(std::vector<uint8_t>& rgb, int x, int y, int s, uint32_t value,
 
 }  // namespace
 
-TableSource::TableSource(const std::string& path, const SourceOptions& options,
+TileSource::TileSource(const std::string& path, const TileSourceOptions& options,
                          void (*say)(const std::string&))
     : table_(path, options.allow_incomplete), options_(options) {
     chunk_cols_ = table_.chunk_cols();
     chunk_rows_ = table_.chunk_rows();
-    read_periods();
+    if (std::optional<std::vector<RowPeriod>> stored = io::read_row_periods(table_.path())) {
+        periods_ = std::move(*stored);
+        has_periods_ = true;
+    }
     const bool zoomed = top_level(rows(), cols()) >= kPyramidBase;
     // A pyramid is loaded, or built (its sums and levels together) while a band of chunks is
     // read; the cache fills up to its size as the page is explored.
@@ -70,7 +71,7 @@ TableSource::TableSource(const std::string& path, const SourceOptions& options,
     if (!zoomed) return;  // every zoom from the cells
     if (std::optional<Pyramid> p = table_.complete() ? load_pyramid(table_) : std::nullopt) {
         pyramid_ = std::move(*p);
-        pyramid_origin_ = pyramid_path(path);
+        pyramid_origin_ = io::pyramid_path(path);
         return;
     }
     if (say) say("building the zoomed-out views of " + path + " (once)...");
@@ -78,47 +79,20 @@ TableSource::TableSource(const std::string& path, const SourceOptions& options,
     pyramid_origin_ = "built in memory";
     if (!options_.save_pyramid || !table_.complete()) return;
     try {
-        save_pyramid(pyramid_, pyramid_path(path));
-        pyramid_origin_ = pyramid_path(path) + " (built now)";
+        io::save_pyramid(pyramid_, io::pyramid_path(path));
+        pyramid_origin_ = io::pyramid_path(path) + " (built now)";
     } catch (const Error& e) {
         if (say) say(std::string("not kept: ") + e.what());
     }
 }
 
-TableSource::~TableSource() = default;
+TileSource::~TileSource() = default;
 
-double TableSource::diff_max() const {
+double TileSource::diff_max() const {
     return std::max<double>(1.0, 3.0 * static_cast<double>(std::min(rows(), cols()) - 1));
 }
 
-void TableSource::read_periods() {
-    // /analysis/row_periods (io/row_periods_format.cpp): rows, preperiods and periods, period
-    // 0 where a row is undetermined.
-    H5Handle file(H5Fopen(table_.path().c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-    if (!file.valid() || H5Lexists(file.get(), "analysis", H5P_DEFAULT) <= 0 ||
-        H5Lexists(file.get(), "analysis/row_periods", H5P_DEFAULT) <= 0)
-        return;
-    auto read = [&](const char* name, std::vector<uint64_t>& v) {
-        const std::string full = std::string("analysis/row_periods/") + name;
-        if (H5Lexists(file.get(), full.c_str(), H5P_DEFAULT) <= 0) return false;
-        H5Handle ds(H5Dopen2(file.get(), full.c_str(), H5P_DEFAULT), H5Dclose);
-        if (!ds.valid()) return false;
-        H5Handle space(H5Dget_space(ds.get()), H5Sclose);
-        const hssize_t n = H5Sget_simple_extent_npoints(space.get());
-        if (n < 0) return false;
-        v.resize(static_cast<size_t>(n));
-        return n == 0 ||
-               H5Dread(ds.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) >= 0;
-    };
-    std::vector<uint64_t> row, pre, period;
-    if (!read("row", row) || !read("preperiod", pre) || !read("period", period) ||
-        row.size() != pre.size() || row.size() != period.size())
-        return;
-    has_periods_ = true;
-    for (size_t i = 0; i < row.size(); ++i) periods_.push_back({row[i], pre[i], period[i]});
-}
-
-TableSource::Chunk TableSource::chunk(uint64_t cx, uint64_t cy) {
+TileSource::Chunk TileSource::chunk(uint64_t cx, uint64_t cy) {
     const uint64_t key = cy * ((cols() + chunk_cols_ - 1) / chunk_cols_) + cx;
     {
         const std::lock_guard<std::mutex> lock(cache_mutex_);
@@ -152,16 +126,16 @@ TableSource::Chunk TableSource::chunk(uint64_t cx, uint64_t cy) {
     return values;
 }
 
-uint64_t TableSource::chunks_decoded() const {
+uint64_t TileSource::chunks_decoded() const {
     const std::lock_guard<std::mutex> lock(cache_mutex_);
     return decoded_;
 }
-uint64_t TableSource::cache_bytes() const {
+uint64_t TileSource::cache_bytes() const {
     const std::lock_guard<std::mutex> lock(cache_mutex_);
     return cached_bytes_;
 }
 
-void TableSource::read_rect(uint64_t x0, uint64_t y0, uint64_t w, uint64_t h, uint32_t* out) {
+void TileSource::read_rect(uint64_t x0, uint64_t y0, uint64_t w, uint64_t h, uint32_t* out) {
     for (uint64_t cy = y0 / chunk_rows_; cy * chunk_rows_ < y0 + h; ++cy)
         for (uint64_t cx = x0 / chunk_cols_; cx * chunk_cols_ < x0 + w; ++cx) {
             const Chunk c = chunk(cx, cy);
@@ -175,14 +149,14 @@ void TableSource::read_rect(uint64_t x0, uint64_t y0, uint64_t w, uint64_t h, ui
         }
 }
 
-uint32_t TableSource::value(uint64_t x, uint64_t y) {
+uint32_t TileSource::value(uint64_t x, uint64_t y) {
     if (x >= cols() || y >= rows()) throw Error("outside the table");
     const Chunk c = chunk(x / chunk_cols_, y / chunk_rows_);
     const uint64_t cw = std::min(chunk_cols_, cols() - x / chunk_cols_ * chunk_cols_);
     return (*c)[(y % chunk_rows_) * cw + x % chunk_cols_];
 }
 
-bool TableSource::render(const TileRequest& q, std::vector<uint8_t>& rgb) {
+bool TileSource::render(const TileRequest& q, std::vector<uint8_t>& rgb) {
     if (q.zoom < min_zoom() || q.zoom > kMaxZoom || q.tx < 0 || q.ty < 0) return false;
     // Cells per tile side, and per pixel side (zoomed out) or pixels per cell (zoomed in).
     const int shift = q.zoom >= 0 ? 0 : -q.zoom;
@@ -274,7 +248,7 @@ bool TableSource::render(const TileRequest& q, std::vector<uint8_t>& rgb) {
     return true;
 }
 
-std::optional<std::string> TableSource::tile_png(const TileRequest& request) {
+std::optional<std::string> TileSource::tile_png(const TileRequest& request) {
     std::vector<uint8_t> rgb;
     if (!render(request, rgb)) return std::nullopt;
     return encode_png(rgb.data(), kTile, kTile);

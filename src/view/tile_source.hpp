@@ -1,4 +1,4 @@
-// TableSource: one stored table as `grundy view` serves it: its cells through a cache of
+// TileSource: one stored table as `grundy view` serves it: its cells through a cache of
 // decoded chunks of bounded size, its pyramid for the zoomed-out levels, its row periods (where
 // the file holds /analysis/row_periods), and the tiles drawn from them. Any thread may call it.
 #pragma once
@@ -14,6 +14,7 @@
 
 #include "grundy/hdf5_reader.hpp"
 #include "grundy/memory.hpp"
+#include "grundy/row_period.hpp"
 #include "view/colouring.hpp"
 #include "view/pyramid.hpp"
 
@@ -31,12 +32,7 @@ struct TileRequest {
     bool up = false;  // y grows upwards in the picture (row y = 0 at its bottom)
 };
 
-struct RowInfo {
-    uint64_t row = 0;
-    uint64_t preperiod = 0, period = 0;  // period 0: undetermined
-};
-
-struct SourceOptions {
+struct TileSourceOptions {
     bool allow_incomplete = false;
     uint64_t cache_bytes = uint64_t{256} << 20;
     // Where a table has no pyramid file: build it, and save it beside the table when the
@@ -47,13 +43,13 @@ struct SourceOptions {
     MemoryBudget budget;
 };
 
-class TableSource {
+class TileSource {
   public:
     // Throws grundy::Error (one line) for a missing file, not a table, or an incomplete one
     // without allow_incomplete. `say` receives progress lines (building the pyramid).
-    TableSource(const std::string& path, const SourceOptions& options,
+    TileSource(const std::string& path, const TileSourceOptions& options,
                 void (*say)(const std::string&) = nullptr);
-    ~TableSource();
+    ~TileSource();
 
     uint64_t rows() const { return table_.rows(); }
     uint64_t cols() const { return table_.cols(); }
@@ -61,7 +57,8 @@ class TableSource {
     const std::string& pyramid_origin() const { return pyramid_origin_; }
     uint64_t pyramid_bytes() const { return pyramid_.bytes(); }
     double diff_max() const;
-    const std::vector<RowInfo>& row_periods() const { return periods_; }
+    // The rows of /analysis/row_periods (io::read_row_periods), where the file has them.
+    const std::vector<RowPeriod>& row_periods() const { return periods_; }
     bool has_periods() const { return has_periods_; }
 
     // The tile's PNG, or nullopt when the zoom or the tile lies outside the table.
@@ -77,13 +74,12 @@ class TableSource {
     using Chunk = std::shared_ptr<const std::vector<uint32_t>>;
     Chunk chunk(uint64_t cx, uint64_t cy);
     void read_rect(uint64_t x0, uint64_t y0, uint64_t w, uint64_t h, uint32_t* out);
-    void read_periods();
 
     Hdf5TableReader table_;
-    SourceOptions options_;
+    TileSourceOptions options_;
     Pyramid pyramid_;
     std::string pyramid_origin_;
-    std::vector<RowInfo> periods_;
+    std::vector<RowPeriod> periods_;
     bool has_periods_ = false;
     uint64_t chunk_cols_, chunk_rows_;
 
