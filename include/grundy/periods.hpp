@@ -105,21 +105,4 @@ void check_periods_options(const PeriodsOptions& options);
 // in a missing directory and for a corrupt or mismatched checkpoint.
 PeriodsResult certify_row_periods(const PeriodsOptions& options);
 
-// /analysis/row_periods in a new HDF5 file (the layout of `grundy analyze`,
-// docs/file-format.md, with the certificate as the group's attributes), written whole
-// (PATH.part, renamed). A stopped run's file lists every row asked for, the ones not certified
-// yet undetermined, and has complete = 0, resumable = 1 and the group's attributes
-// certified_rows and column instead of the certificate.
-void write_periods_hdf5(const std::string& path, const PeriodsResult& result, bool force);
-
-// The rows of a result as its files list them: rows_asked rows, those not in `rows`
-// undetermined; and the comment lines a stopped run's CSV starts with (none when certified).
-std::vector<RowPeriod> listed_rows(const PeriodsResult& result);
-std::vector<std::string> periods_comment(const PeriodsResult& result);
-
-// The CSV and HDF5 files of PeriodsOptions (csv, output) for this result: what
-// certify_row_periods writes after every checkpoint and at the end. Throws grundy::Error if one
-// cannot be written (the old file is then intact).
-void write_periods_files(const PeriodsOptions& options, const PeriodsResult& result);
-
 }  // namespace grundy

@@ -1,6 +1,7 @@
 // grundy analyze: the analysis passes over a stored table (grundy/analysis.hpp does the work).
 #include <iostream>
 
+#include "analysis/summary.hpp"
 #include "app/command.hpp"
 #include "app/options.hpp"
 #include "grundy/analysis.hpp"

@@ -19,6 +19,8 @@
 #include "app/signals.hpp"
 #include "grundy/error.hpp"
 #include "grundy/periods.hpp"
+#include "io/periods_files.hpp"
+#include "io/row_periods_format.hpp"
 #include "strip/certify/run_hooks.hpp"
 #include "strip/ranks/rank_link.hpp"
 

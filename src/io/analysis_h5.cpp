@@ -13,6 +13,7 @@
 #include "grundy/version.hpp"
 #include "io/h5_attributes.hpp"
 #include "io/h5_handle.hpp"
+#include "io/row_periods_format.hpp"
 #include "io/row_periods_group.hpp"
 
 namespace grundy::io {

@@ -12,6 +12,7 @@
 #include "grundy/version.hpp"
 #include "io/h5_attributes.hpp"
 #include "io/h5_handle.hpp"
+#include "io/periods_files.hpp"
 #include "io/periods_h5.hpp"
 #include "io/row_periods_group.hpp"
 

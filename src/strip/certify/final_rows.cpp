@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "grundy/error.hpp"
+#include "io/periods_files.hpp"
 #include "strip/certify/certification.hpp"
 #include "strip/ranks/rank_link.hpp"
 
