@@ -5,9 +5,9 @@
 
 #include "app/command.hpp"
 #include "app/options.hpp"
+#include "base/atomic_file.hpp"
 #include "grundy/error.hpp"
 #include "grundy/play.hpp"
-#include "base/atomic_file.hpp"
 
 namespace grundy::app {
 namespace {

@@ -95,7 +95,7 @@ py::array compute_into(const EngineOptions& o, py::object progress, EngineStats&
     const auto prefault = [&](const std::atomic<bool>& cancel) {
         if (bytes >= kBigArrayBytes)
             base::prefault(values, bytes, o.threads > 0 ? o.threads : omp_get_max_threads(),
-                             &cancel);
+                           &cancel);
     };
     stats = run_engine(o, sink, std::move(progress), interrupted, prefault);
     if (interrupted) throw std::move(*interrupted);

@@ -49,7 +49,6 @@ PyramidLevel reduce(const PyramidLevel& below, uint64_t rows, uint64_t cols) {
     return up;
 }
 
-
 }  // namespace
 
 int top_level(uint64_t rows, uint64_t cols) {

@@ -48,10 +48,45 @@ void write_value(std::vector<uint8_t>& rgb, int x, int y, int s, uint32_t value,
                     fill(rgb, ox + (d * 4 + col) * scale, oy + row * scale, scale, scale, ink);
 }
 
+// The picture's row for the tile's row j (of n rows of `side` pixels each), y growing upwards
+// in the picture when `up`.
+int picture_row(bool up, uint64_t j, uint64_t n, int side) {
+    return static_cast<int>(up ? (n - 1 - j) : j) * side;
+}
+
+// The means of a block of cells (columns xa..xb-1, rows ya..yb-1 of `cells`, the area's w
+// values per row) into st: (g - x + 2y) / 3y, x + y - g and the share of P-positions.
+void block_means(const std::vector<uint32_t>& cells, const TileArea& a, uint64_t xa, uint64_t xb,
+                 uint64_t ya, uint64_t yb, BlockStats& st) {
+    const uint64_t x0 = a.x0, y0 = a.y0, w = a.w;
+    double scaled = 0, g_sum = 0, xy_sum = 0;
+    uint64_t zeros = 0;
+    for (uint64_t y = ya; y < yb; ++y) {
+        const uint64_t yy = y0 + y;
+        const uint32_t* row = &cells[y * w];
+        uint64_t s = 0;
+        for (uint64_t x = xa; x < xb; ++x) {
+            s += row[x];
+            zeros += row[x] == 0;
+        }
+        const uint64_t n = xb - xa;
+        const double xs = static_cast<double>(2 * x0 + xa + xb - 1) * static_cast<double>(n) / 2;
+        if (yy)
+            scaled += (static_cast<double>(s) - xs + 2.0 * static_cast<double>(yy * n)) /
+                      (3.0 * static_cast<double>(yy));
+        g_sum += static_cast<double>(s);
+        xy_sum += xs + static_cast<double>(yy * n);
+    }
+    const double cells_in = static_cast<double>((xb - xa) * (yb - ya));
+    st.scaled = static_cast<float>(scaled / cells_in);
+    st.diff = static_cast<float>((xy_sum - g_sum) / cells_in);
+    st.p_share = static_cast<float>(static_cast<double>(zeros) / cells_in);
+}
+
 }  // namespace
 
 TileSource::TileSource(const std::string& path, const TileSourceOptions& options,
-                         void (*say)(const std::string&))
+                       void (*say)(const std::string&))
     : table_(path, options.allow_incomplete), options_(options) {
     chunk_cols_ = table_.chunk_cols();
     chunk_rows_ = table_.chunk_rows();
@@ -159,93 +194,76 @@ uint32_t TileSource::value(uint64_t x, uint64_t y) {
 bool TileSource::render(const TileRequest& q, std::vector<uint8_t>& rgb) {
     if (q.zoom < min_zoom() || q.zoom > kMaxZoom || q.tx < 0 || q.ty < 0) return false;
     // Cells per tile side, and per pixel side (zoomed out) or pixels per cell (zoomed in).
-    const int shift = q.zoom >= 0 ? 0 : -q.zoom;
-    const uint64_t span = q.zoom >= 0 ? uint64_t{kTile} >> q.zoom : uint64_t{kTile} << shift;
-    if (static_cast<uint64_t>(q.tx) >= (cols() + span - 1) / span ||
-        static_cast<uint64_t>(q.ty) >= (rows() + span - 1) / span)
+    TileArea a;
+    a.shift = q.zoom >= 0 ? 0 : -q.zoom;
+    a.span = q.zoom >= 0 ? uint64_t{kTile} >> q.zoom : uint64_t{kTile} << a.shift;
+    if (static_cast<uint64_t>(q.tx) >= (cols() + a.span - 1) / a.span ||
+        static_cast<uint64_t>(q.ty) >= (rows() + a.span - 1) / a.span)
         return false;
-    const uint64_t x0 = static_cast<uint64_t>(q.tx) * span, y0 = static_cast<uint64_t>(q.ty) * span;
-    const uint64_t w = std::min(span, cols() - x0), h = std::min(span, rows() - y0);
-    Palette palette{q.colouring, q.k, diff_max()};
+    a.x0 = static_cast<uint64_t>(q.tx) * a.span, a.y0 = static_cast<uint64_t>(q.ty) * a.span;
+    a.w = std::min(a.span, cols() - a.x0), a.h = std::min(a.span, rows() - a.y0);
+    const Palette palette{q.colouring, q.k, diff_max()};
     rgb.assign(size_t{kTile} * kTile * 3, 0);
     fill(rgb, 0, 0, kTile, kTile, kOutside);
-    // The picture's row for the tile's row j (of n rows of `side` pixels each).
-    auto top = [&](uint64_t j, uint64_t n, int side) {
-        return static_cast<int>(q.up ? (n - 1 - j) : j) * side;
-    };
+    if (q.zoom >= 0)
+        render_cells(q, a, palette, rgb);
+    else
+        render_blocks(q, a, palette, rgb);
+    return true;
+}
 
-    if (q.zoom >= 0) {
-        const int s = 1 << q.zoom;
-        std::vector<uint32_t> cells(w * h);
-        read_rect(x0, y0, w, h, cells.data());
-        for (uint64_t j = 0; j < h; ++j)
-            for (uint64_t i = 0; i < w; ++i) {
-                const uint32_t g = cells[j * w + i];
-                const Rgb c = palette.cell(x0 + i, y0 + j, g);
-                const int px = static_cast<int>(i) * s, py = top(j, span, s);
-                fill(rgb, px, py, s, s, c);
-                if (s >= 16) write_value(rgb, px, py, s, g, c);
-            }
-        return true;
-    }
+// Zoomed in: a square of 2^zoom pixels per cell, with its value written in it from 16 up.
+void TileSource::render_cells(const TileRequest& q, const TileArea& a, const Palette& palette,
+                              std::vector<uint8_t>& rgb) {
+    const int s = 1 << q.zoom;
+    std::vector<uint32_t> cells(a.w * a.h);
+    read_rect(a.x0, a.y0, a.w, a.h, cells.data());
+    for (uint64_t j = 0; j < a.h; ++j)
+        for (uint64_t i = 0; i < a.w; ++i) {
+            const uint32_t g = cells[j * a.w + i];
+            const Rgb c = palette.cell(a.x0 + i, a.y0 + j, g);
+            const int px = static_cast<int>(i) * s, py = picture_row(q.up, j, a.span, s);
+            fill(rgb, px, py, s, s, c);
+            if (s >= 16) write_value(rgb, px, py, s, g, c);
+        }
+}
 
-    const uint64_t side = uint64_t{1} << shift;
-    const uint64_t bw = (w + side - 1) / side, bh = (h + side - 1) / side;
-    if (const PyramidLevel* level = pyramid_.level(shift)) {
+// Zoomed out: a pixel per block of 2^-zoom cells, from the pyramid's level or, below its base,
+// from the cells.
+void TileSource::render_blocks(const TileRequest& q, const TileArea& a, const Palette& palette,
+                               std::vector<uint8_t>& rgb) {
+    const uint64_t side = uint64_t{1} << a.shift;
+    const uint64_t bw = (a.w + side - 1) / side, bh = (a.h + side - 1) / side;
+    if (const PyramidLevel* level = pyramid_.level(a.shift)) {
         const uint64_t bx0 = static_cast<uint64_t>(q.tx) * kTile,
                        by0 = static_cast<uint64_t>(q.ty) * kTile;
         for (uint64_t j = 0; j < bh; ++j)
             for (uint64_t i = 0; i < bw; ++i)
-                fill(rgb, static_cast<int>(i), top(j, kTile, 1), 1, 1,
+                fill(rgb, static_cast<int>(i), picture_row(q.up, j, kTile, 1), 1, 1,
                      palette.block(level->at(bx0 + i, by0 + j), side));
-        return true;
+        return;
     }
     // Below the pyramid's base: the blocks' statistics from the cells (BlockStats). A
     // rectangle of many chunks is read in one call, which decodes its chunks on all cores,
     // and bypasses the cache, which it would only flush.
-    std::vector<uint32_t> cells(w * h);
-    if (w * h >= 4 * chunk_cols_ * chunk_rows_) {
+    std::vector<uint32_t> cells(a.w * a.h);
+    if (a.w * a.h >= 4 * chunk_cols_ * chunk_rows_) {
         const std::lock_guard<std::mutex> lock(hdf5_mutex_);
-        table_.read(x0, y0, w, h, cells.data());
+        table_.read(a.x0, a.y0, a.w, a.h, cells.data());
     } else {
-        read_rect(x0, y0, w, h, cells.data());
+        read_rect(a.x0, a.y0, a.w, a.h, cells.data());
     }
     for (uint64_t j = 0; j < bh; ++j) {
-        const uint64_t ya = j * side, yb = std::min(h, ya + side);
+        const uint64_t ya = j * side, yb = std::min(a.h, ya + side);
         for (uint64_t i = 0; i < bw; ++i) {
-            const uint64_t xa = i * side, xb = std::min(w, xa + side);
+            const uint64_t xa = i * side, xb = std::min(a.w, xa + side);
             BlockStats st;
-            st.sample = cells[ya * w + xa];
-            if (q.colouring != Colouring::Mod) {
-                double scaled = 0, g_sum = 0, xy_sum = 0;
-                uint64_t zeros = 0;
-                for (uint64_t y = ya; y < yb; ++y) {
-                    const uint64_t yy = y0 + y;
-                    const uint32_t* row = &cells[y * w];
-                    uint64_t s = 0;
-                    for (uint64_t x = xa; x < xb; ++x) {
-                        s += row[x];
-                        zeros += row[x] == 0;
-                    }
-                    const uint64_t n = xb - xa;
-                    const double xs =
-                        static_cast<double>(2 * x0 + xa + xb - 1) * static_cast<double>(n) / 2;
-                    if (yy)
-                        scaled +=
-                            (static_cast<double>(s) - xs + 2.0 * static_cast<double>(yy * n)) /
-                            (3.0 * static_cast<double>(yy));
-                    g_sum += static_cast<double>(s);
-                    xy_sum += xs + static_cast<double>(yy * n);
-                }
-                const double cells_in = static_cast<double>((xb - xa) * (yb - ya));
-                st.scaled = static_cast<float>(scaled / cells_in);
-                st.diff = static_cast<float>((xy_sum - g_sum) / cells_in);
-                st.p_share = static_cast<float>(static_cast<double>(zeros) / cells_in);
-            }
-            fill(rgb, static_cast<int>(i), top(j, kTile, 1), 1, 1, palette.block(st, side));
+            st.sample = cells[ya * a.w + xa];
+            if (q.colouring != Colouring::Mod) block_means(cells, a, xa, xb, ya, yb, st);
+            fill(rgb, static_cast<int>(i), picture_row(q.up, j, kTile, 1), 1, 1,
+                 palette.block(st, side));
         }
     }
-    return true;
 }
 
 std::optional<std::string> TileSource::tile_png(const TileRequest& request) {

@@ -32,6 +32,13 @@ struct TileRequest {
     bool up = false;  // y grows upwards in the picture (row y = 0 at its bottom)
 };
 
+// The cells a tile covers: columns x0..x0+w-1 and rows y0..y0+h-1 of a tile of `span` cells a
+// side; zoomed out, 2^shift cells a pixel.
+struct TileArea {
+    uint64_t x0 = 0, y0 = 0, w = 0, h = 0, span = 0;
+    int shift = 0;
+};
+
 struct TileSourceOptions {
     bool allow_incomplete = false;
     uint64_t cache_bytes = uint64_t{256} << 20;
@@ -48,7 +55,7 @@ class TileSource {
     // Throws grundy::Error (one line) for a missing file, not a table, or an incomplete one
     // without allow_incomplete. `say` receives progress lines (building the pyramid).
     TileSource(const std::string& path, const TileSourceOptions& options,
-                void (*say)(const std::string&) = nullptr);
+               void (*say)(const std::string&) = nullptr);
     ~TileSource();
 
     uint64_t rows() const { return table_.rows(); }
@@ -71,6 +78,10 @@ class TileSource {
     uint64_t cache_bytes() const;
 
   private:
+    void render_cells(const TileRequest& q, const TileArea& a, const Palette& palette,
+                      std::vector<uint8_t>& rgb);
+    void render_blocks(const TileRequest& q, const TileArea& a, const Palette& palette,
+                       std::vector<uint8_t>& rgb);
     using Chunk = std::shared_ptr<const std::vector<uint32_t>>;
     Chunk chunk(uint64_t cx, uint64_t cy);
     void read_rect(uint64_t x0, uint64_t y0, uint64_t w, uint64_t h, uint32_t* out);

@@ -1,7 +1,7 @@
-// The checkpoint's files on disk (strip/certify/checkpoint.hpp): a save is in place only once all its
-// bytes are, and what an interrupted save of several ranks leaves beside the manifest is removed
-// without touching the parts the manifest names. The runs of ranks killed while saving are in
-// tests/python/test_mpi.py (mpirun).
+// The checkpoint's files on disk (strip/certify/checkpoint.hpp): a save is in place only once all
+// its bytes are, and what an interrupted save of several ranks leaves beside the manifest is
+// removed without touching the parts the manifest names. The runs of ranks killed while saving are
+// in tests/python/test_mpi.py (mpirun).
 #include <gtest/gtest.h>
 #include <unistd.h>
 

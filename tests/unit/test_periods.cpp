@@ -28,8 +28,8 @@
 #include "grundy/periods.hpp"
 #include "strip/certify/checkpoint.hpp"
 #include "strip/certify/run_hooks.hpp"
-#include "strip/sweep/strip.hpp"
 #include "strip/strip_config.hpp"
+#include "strip/sweep/strip.hpp"
 #include "support/kernel_builds.hpp"
 
 namespace grundy {

@@ -1,7 +1,7 @@
 // The rank logic of grundy-mpi (a strip cut into bands of rows, one per rank, rows changing hands
-// as they settle: strip/ranks/rank_link.hpp) run in one process, each rank a thread over an in-process
-// link (support/thread_link.hpp): every rank count gives the single process's certificate and
-// rows. tests/python/test_mpi.py runs the same through MPI.
+// as they settle: strip/ranks/rank_link.hpp) run in one process, each rank a thread over an
+// in-process link (support/thread_link.hpp): every rank count gives the single process's
+// certificate and rows. tests/python/test_mpi.py runs the same through MPI.
 #include <gtest/gtest.h>
 
 #include <thread>

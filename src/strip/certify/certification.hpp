@@ -61,12 +61,12 @@
 #include <vector>
 
 #include "grundy/periods.hpp"
-#include "strip/ranks/rank_plan.hpp"
 #include "strip/certify/row_records.hpp"
 #include "strip/certify/run_control.hpp"
 #include "strip/certify/run_hooks.hpp"
 #include "strip/certify/search_progress.hpp"
 #include "strip/certify/search_state.hpp"
+#include "strip/ranks/rank_plan.hpp"
 #include "strip/sweep/strip.hpp"
 
 namespace grundy::strip {

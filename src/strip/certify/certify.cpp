@@ -11,8 +11,8 @@
 #include "io/periods_h5.hpp"
 #include "strip/certify/certification.hpp"
 #include "strip/certify/checkpoint.hpp"
-#include "strip/ranks/rank_link.hpp"
 #include "strip/certify/row_records.hpp"
+#include "strip/ranks/rank_link.hpp"
 
 namespace grundy {
 

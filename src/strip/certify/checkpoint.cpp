@@ -9,8 +9,8 @@
 #include <fstream>
 #include <string_view>
 
-#include "grundy/error.hpp"
 #include "base/atomic_file.hpp"
+#include "grundy/error.hpp"
 
 namespace grundy::strip {
 namespace {

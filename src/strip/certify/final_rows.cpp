@@ -11,7 +11,8 @@
 
 namespace grundy::strip {
 
-// One process, or rank 0: settled rows are rank 0's (RankPlan::settle_limit), and it writes the files.
+// One process, or rank 0: settled rows are rank 0's (RankPlan::settle_limit), and it writes the
+// files.
 bool Certification::writes_files() const {
     return !plan_.link() || plan_.link()->rank() == 0;
 }

@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "strip/ranks/rank_link.hpp"
 #include "strip/certify/search_state.hpp"
+#include "strip/ranks/rank_link.hpp"
 
 namespace grundy::strip {
 
