@@ -1,6 +1,6 @@
 // The state of a certification that a checkpoint carries: the phase, the live strip, Brent's
 // saved state, the certificate once found, and the ring of recent values per row that gives the
-// exact preperiods (certify.cpp says how they fit together).
+// exact preperiods (certification.hpp says how they fit together).
 #pragma once
 
 #include <algorithm>

@@ -10,7 +10,7 @@
 namespace grundy::strip {
 namespace {
 // Rows per rank at least: two, so that a cut leaves every rank rows to sweep (rank 0 keeps at
-// least one unsettled row above its settled ones: Certification's settle limit).
+// least one unsettled row above its settled ones: RankPlan::settle_limit).
 constexpr uint64_t kMinRankRows = 2;
 
 // The work per column of rows settled..y-1 (0 below `settled`), for y = 0..rows.

@@ -61,7 +61,7 @@ class RankLink {
 // strip's cost model (strip_row_cost), where rows 0..settled-1 have settled (they cost nothing
 // per column) and stay with rank 0, above which rank 0 keeps at least one row to sweep, and
 // where rank 0 has `rank0_extra` units of other work per column (what its settled rows still
-// cost: measured by Certification). At least 2 rows for every other rank; throws
+// cost: measured by RankPlan). At least 2 rows for every other rank; throws
 // grundy::ArgumentError when there are too few rows.
 std::vector<uint64_t> cut_rank_rows(uint64_t rows, int ranks, uint64_t settled = 0,
                                     double rank0_extra = 0);

@@ -2,8 +2,8 @@
 //
 // The cut of the rows is balanced for the work per column (cut_rank_rows), and that work moves:
 // rank 0's lowest rows settle and stop costing, so rank 0 runs out of work while the others do
-// not. Certification therefore cuts the rows again whenever the busiest rank has clearly more
-// than its share, and the rows move with everything that is theirs: their part of the live
+// not. RankPlan (rank_plan.hpp) therefore cuts the rows again once the busiest rank has clearly
+// more than its share, and the rows move with everything that is theirs: their part of the live
 // state and of Brent's saved state (each rank's snapshot holds only its own segments, so the
 // bitwise OR of all of them is the whole state), their entries of the ring and their last
 // mismatch. Only rank 0's rows settle, and they stay with it.
