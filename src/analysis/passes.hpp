@@ -2,14 +2,16 @@
 // P-positions and properties on the row-band stream (one read of the table for all three).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "analysis/band_streams.hpp"
 #include "analysis/line_set.hpp"
-#include "engine/big_memory.hpp"
+#include "base/big_memory.hpp"
 #include "grundy/analysis.hpp"
 
 namespace grundy::analysis {
@@ -24,6 +26,12 @@ class VerifyPass final : public ColumnBandPass {
     const VerifyReport& report() const { return report_; }
 
   private:
+    struct Band;  // how one column band is checked (verify.cpp)
+    Band plan(const ColumnBand& b);
+    // Thread t's columns of the band, row by row; the first wrong cell it finds.
+    std::optional<WrongCell> check_columns(const ColumnBand& b, const Band& band, uint64_t t,
+                                           std::vector<std::atomic<uint64_t>>& done,
+                                           std::atomic<uint64_t>& stop_row);
     uint64_t rows_, cols_;
     int threads_;
     const TableSource* table_;
@@ -117,7 +125,7 @@ class PropertiesPass final : public RowBandPass {
     // Column x's set: a bitset over the words col_first_[x] .. (x + Y - 1) / 64 at
     // col_bits_[col_offset_[x]]; values below the first word are not checked for repeats.
     std::vector<uint64_t> col_first_, col_offset_;
-    engine::HugeArray<uint64_t> col_bits_;
+    base::HugeArray<uint64_t> col_bits_;
     std::vector<Diagonal> diagonals_;  // diagonal x - y at index x - y + rows - 1
     std::vector<uint64_t> row_mex_;    // the least value missing from row y (rows with X > 2y)
     // Symmetry fingerprints: for m < min(rows, cols), sum over row m right of the diagonal and
