@@ -2,7 +2,6 @@
 // P-positions and properties on the row-band stream (one read of the table for all three).
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -28,10 +27,8 @@ class VerifyPass final : public ColumnBandPass {
   private:
     struct Band;  // how one column band is checked (verify.cpp)
     Band plan(const ColumnBand& b);
-    // Thread t's columns of the band, row by row; the first wrong cell it finds.
-    std::optional<WrongCell> check_columns(const ColumnBand& b, const Band& band, uint64_t t,
-                                           std::vector<std::atomic<uint64_t>>& done,
-                                           std::atomic<uint64_t>& stop_row);
+    // Every cell of the band (plan), its columns cut between the threads; the first wrong cell.
+    std::optional<WrongCell> check_band(const ColumnBand& b);
     uint64_t rows_, cols_;
     int threads_;
     const TableSource* table_;

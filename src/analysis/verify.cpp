@@ -140,6 +140,17 @@ VerifyPass::Band VerifyPass::plan(const ColumnBand& b) {
     return band;
 }
 
+void VerifyPass::consume(const ColumnBand& b) {
+    const std::optional<WrongCell> found = check_band(b);
+    if (found) {
+        report_.cells_checked += found->y * b.width + (found->x - b.x0);
+        report_.wrong = found;
+        return;
+    }
+    for (uint64_t x = b.x0; x < b.x0 + b.width; ++x) diag_sets_[x].release();  // ending here
+    report_.cells_checked += b.width * rows_;
+}
+
 // The band is swept row by row (bottom up), each row left to right: a row set is then hot for
 // the whole band, and the few hundred diagonals crossing a band stay in cache from one row to
 // the next. Column order would touch every row's and diagonal's set once per column, which is
@@ -148,104 +159,89 @@ VerifyPass::Band VerifyPass::plan(const ColumnBand& b) {
 // row set holds everything to its left, its column bitset is the thread's own, and a diagonal
 // through it comes from the row below and the column to its left. No set is touched by two
 // threads at once, and there is no barrier per row (a time slice each on a busy machine).
-void VerifyPass::consume(const ColumnBand& b) {
-    const uint64_t Y = rows_, x1 = b.x0 + b.width;
+std::optional<WrongCell> VerifyPass::check_band(const ColumnBand& b) {
     const Band band = plan(b);
-    const uint64_t T = band.T;
+    const uint64_t Y = rows_, T = band.T;
     constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
     std::vector<std::atomic<uint64_t>> done(T);  // rows of this band thread t has finished
     for (auto& d : done) d.store(0);
     std::atomic<uint64_t> stop_row{kNone};  // rows after a wrong cell's row need no checking
     std::optional<WrongCell> found;
+    const uint64_t cofs = band.cofs, cwords = band.cwords;
+    const uint64_t mirror_end = band.mirror_end, mirror_width = band.mirror_width;
+    const bool mirrored = band.mirrored;
+    const uint32_t* mirror = mirror_.data();
+    const bool all_mirrored = band.all_mirrored;
 #pragma omp parallel num_threads(static_cast <int>(T))
     {
         const uint64_t t = static_cast<uint64_t>(omp_get_thread_num());
-        const std::optional<WrongCell> mine = check_columns(b, band, t, done, stop_row);
+        const uint64_t xa = b.x0 + b.width * t / T, xb = b.x0 + b.width * (t + 1) / T;
+        const uint64_t cfull_words = summary_words(cwords);
+        std::vector<uint64_t> cols((xb - xa) * cwords, 0), cbase(xb - xa, 0);
+        std::vector<uint64_t> cfull((xb - xa) * cfull_words, 0);  // a bit per full word
+        std::optional<WrongCell> mine;
+        // Pointers held in registers: the sets' stores could alias the vectors' fields.
+        uint64_t* const col_bits = cols.data();
+        uint64_t* const col_full = cfull.data();
+        uint64_t* const col_base = cbase.data();
+        for (uint64_t y = 0; y < Y && y <= stop_row.load(std::memory_order_relaxed); ++y) {
+            if (t > 0)
+                while (done[t - 1].load(std::memory_order_acquire) <= y) std::this_thread::yield();
+            LineSet& r = row_sets_[y];
+            LineSet* const diagonal = diag_sets_.data() + (Y - 1 - y);  // [x]: x - y's set
+            const uint32_t* row = b.values + y * b.width;
+            // Cell (x, y)'s mirror is mirror_column[(x - x0) * mirror_width], for x < y.
+            const bool row_mirrored = mirrored && y < mirror_end;
+            const uint32_t* mirror_column = row_mirrored ? mirror + (y - b.x0) : nullptr;
+            for (uint64_t x = xa; x < xb; ++x) {
+                const uint64_t v = row[x - b.x0];
+                LineSet& d = diagonal[x];
+                uint64_t* c = col_bits + (x - xa) * cwords;
+                uint64_t* cf = col_full + (x - xa) * cfull_words;
+                uint64_t& cb = col_base[x - xa];
+                const bool above = x < y;
+                // (v <= x + y, the bound of every right value, keeps the sets' windows bounded.)
+                const bool same_as_mirror = row_mirrored && above && v <= x + y &&
+                                            mirror_column[(x - b.x0) * mirror_width] == v;
+                if (!same_as_mirror) {
+                    uint64_t m;
+                    if (above && all_mirrored) {
+#pragma omp critical(grundy_verify_direct)  // the reader's buffers are shared
+                        m = direct_mex(*table_, x, y);
+                    } else {
+                        m = mex3(r, d, c, cf, cofs, cwords, cb);
+                    }
+                    if (m != v) {
+                        mine = WrongCell{x, y, v, m};
+                        break;
+                    }
+                }
+                r.insert(v);
+                if (above && all_mirrored) continue;
+                d.insert(v);
+                const uint64_t i = v / 64 - cofs;  // v == m: inside the window
+                c[i] |= uint64_t{1} << (v % 64);
+                if (c[i] == kFull) {
+                    cf[i / 64] |= uint64_t{1} << (i % 64);
+                    // The column's first word that is not full moves only when one fills.
+                    if (cofs == 0 && i == cb)
+                        while (cb < cwords && c[cb] == kFull) ++cb;
+                }
+            }
+            if (mine) {
+                uint64_t s = stop_row.load();
+                while (y < s && !stop_row.compare_exchange_weak(s, y)) {
+                }
+                break;
+            }
+            done[t].store(y + 1, std::memory_order_release);
+        }
+        done[t].store(kNone, std::memory_order_release);  // never keep a successor waiting
 #pragma omp critical(grundy_verify_found)
         if (mine && (!found || mine->y < found->y || (mine->y == found->y && mine->x < found->x)))
             found = mine;
     }
-    if (found) {
-        report_.cells_checked += found->y * b.width + (found->x - b.x0);
-        report_.wrong = found;
-        return;
-    }
-    for (uint64_t x = b.x0; x < x1; ++x) diag_sets_[x].release();  // diagonals ending here
-    report_.cells_checked += b.width * Y;
-}
-
-std::optional<WrongCell> VerifyPass::check_columns(const ColumnBand& b, const Band& band,
-                                                   uint64_t t,
-                                                   std::vector<std::atomic<uint64_t>>& done,
-                                                   std::atomic<uint64_t>& stop_row) {
-    const uint64_t Y = rows_, T = band.T, cofs = band.cofs, cwords = band.cwords;
-    const uint64_t mirror_end = band.mirror_end, mirror_width = band.mirror_width;
-    const bool mirrored = band.mirrored, all_mirrored = band.all_mirrored;
-    const uint32_t* mirror = mirror_.data();
-    constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
-    const uint64_t xa = b.x0 + b.width * t / T, xb = b.x0 + b.width * (t + 1) / T;
-    const uint64_t cfull_words = summary_words(cwords);
-    std::vector<uint64_t> cols((xb - xa) * cwords, 0), cbase(xb - xa, 0);
-    std::vector<uint64_t> cfull((xb - xa) * cfull_words, 0);  // a bit per full word
-    std::optional<WrongCell> mine;
-    // Pointers held in registers: the sets' stores could alias the vectors' fields.
-    uint64_t* const col_bits = cols.data();
-    uint64_t* const col_full = cfull.data();
-    uint64_t* const col_base = cbase.data();
-    for (uint64_t y = 0; y < Y && y <= stop_row.load(std::memory_order_relaxed); ++y) {
-        if (t > 0)
-            while (done[t - 1].load(std::memory_order_acquire) <= y) std::this_thread::yield();
-        LineSet& r = row_sets_[y];
-        LineSet* const diagonal = diag_sets_.data() + (Y - 1 - y);  // [x]: x - y's set
-        const uint32_t* row = b.values + y * b.width;
-        // Cell (x, y)'s mirror is mirror_column[(x - x0) * mirror_width], for x < y.
-        const bool row_mirrored = mirrored && y < mirror_end;
-        const uint32_t* mirror_column = row_mirrored ? mirror + (y - b.x0) : nullptr;
-        for (uint64_t x = xa; x < xb; ++x) {
-            const uint64_t v = row[x - b.x0];
-            LineSet& d = diagonal[x];
-            uint64_t* c = col_bits + (x - xa) * cwords;
-            uint64_t* cf = col_full + (x - xa) * cfull_words;
-            uint64_t& cb = col_base[x - xa];
-            const bool above = x < y;
-            // (v <= x + y, the bound of every right value, keeps the sets' windows bounded.)
-            const bool same_as_mirror = row_mirrored && above && v <= x + y &&
-                                        mirror_column[(x - b.x0) * mirror_width] == v;
-            if (!same_as_mirror) {
-                uint64_t m;
-                if (above && all_mirrored) {
-#pragma omp critical(grundy_verify_direct)  // the reader's buffers are shared
-                    m = direct_mex(*table_, x, y);
-                } else {
-                    m = mex3(r, d, c, cf, cofs, cwords, cb);
-                }
-                if (m != v) {
-                    mine = WrongCell{x, y, v, m};
-                    break;
-                }
-            }
-            r.insert(v);
-            if (above && all_mirrored) continue;
-            d.insert(v);
-            const uint64_t i = v / 64 - cofs;  // v == m: inside the window
-            c[i] |= uint64_t{1} << (v % 64);
-            if (c[i] == kFull) {
-                cf[i / 64] |= uint64_t{1} << (i % 64);
-                // The column's first word that is not full moves only when one fills.
-                if (cofs == 0 && i == cb)
-                    while (cb < cwords && c[cb] == kFull) ++cb;
-            }
-        }
-        if (mine) {
-            uint64_t s = stop_row.load();
-            while (y < s && !stop_row.compare_exchange_weak(s, y)) {
-            }
-            break;
-        }
-        done[t].store(y + 1, std::memory_order_release);
-    }
-    done[t].store(kNone, std::memory_order_release);  // never keep a successor waiting
-    return mine;
+    return found;
 }
 
 }  // namespace analysis
