@@ -45,7 +45,9 @@ struct VerifyReport {
 
 // Every cell against the mex of its options, by a method sharing no code with the engine; cells
 // above the diagonal whose mirror is in the table against the mirror (a complete proof too).
-VerifyReport verify_table(const TableSource& table, int threads = 0);
+// Refused up front (grundy::MemoryError) when the pass would not fit the memory budget
+// (max_memory, else grundy::memory_budget()).
+VerifyReport verify_table(const TableSource& table, int threads = 0, uint64_t max_memory = 0);
 // `samples` random cells, each by a direct mex over all of its options read from the table.
 VerifyReport verify_sample(const TableSource& table, uint64_t samples, uint64_t seed);
 
@@ -81,7 +83,17 @@ struct AnalysisOptions {
     bool store = true;     // write the results under /analysis in the file
     std::string csv_path;  // empty: no CSV
     int threads = 0;
+    uint64_t max_memory = 0;  // the memory budget; 0: grundy::memory_budget()'s
 };
+
+// The memory the chosen passes hold at their largest, in bytes, besides a table in memory: the
+// row-band stream (a band decoded, two as stored) for periodicity, P-positions and properties,
+// the properties' column and diagonal sets, verify's row and diagonal sets with its column band
+// and the band's mirror, and the program. check_analysis_memory throws grundy::MemoryError when
+// that exceeds the budget (options.max_memory, else grundy::memory_budget()); every pass and
+// analyze() call it before they allocate anything.
+uint64_t estimate_analysis_bytes(const TableSource& table, const AnalysisOptions& options);
+void check_analysis_memory(const TableSource& table, const AnalysisOptions& options);
 
 struct AnalysisReport {
     std::string path;

@@ -101,6 +101,12 @@ struct PeriodsResult {
 // options, which the CLI and the Python module leave to it.
 void check_periods_options(const PeriodsOptions& options);
 
+// Throws grundy::MemoryError when the run would not fit the memory budget (max_memory, else
+// grundy::memory_budget()): phase 1's ring, the settled rows' tables over one period of the
+// ring, the strip's windows and saved states and the program. certify_row_periods checks it
+// before it allocates anything, on every rank of an MPI job, which all refuse if one does.
+void check_periods_memory(const PeriodsOptions& options);
+
 // Checks the options (check_periods_options) and certifies. Throws grundy::Error for a checkpoint
 // in a missing directory and for a corrupt or mismatched checkpoint.
 PeriodsResult certify_row_periods(const PeriodsOptions& options);

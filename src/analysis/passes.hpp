@@ -15,6 +15,16 @@
 
 namespace grundy::analysis {
 
+// check_analysis_memory (grundy/analysis.hpp) for one pass alone, before it allocates anything.
+inline void check_pass_memory(const TableSource& table, bool AnalysisOptions::*pass,
+                              uint64_t max_memory = 0) {
+    AnalysisOptions o;
+    o.periodicity = o.verify = o.ppositions = o.properties = false;
+    o.*pass = true;
+    o.max_memory = max_memory;
+    check_analysis_memory(table, o);
+}
+
 class VerifyPass final : public ColumnBandPass {
   public:
     // With `table` (the one streamed), a cell above the diagonal whose mirror is in the table

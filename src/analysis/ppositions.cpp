@@ -81,6 +81,7 @@ PPositionReport PPositionPass::report() const {
 }  // namespace analysis
 
 PPositionReport check_ppositions(const TableSource& table, int threads) {
+    analysis::check_pass_memory(table, &AnalysisOptions::ppositions);
     analysis::PPositionPass pass(table.rows(), table.cols());
     analysis::RowBandPass* passes[] = {&pass};
     analysis::stream_row_bands(table, passes, threads);

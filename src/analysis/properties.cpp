@@ -300,6 +300,7 @@ PropertiesReport properties_report(const PropertiesPass& pass, const TableSource
 }  // namespace analysis
 
 PropertiesReport check_properties(const TableSource& table, int threads) {
+    analysis::check_pass_memory(table, &AnalysisOptions::properties);
     return analysis::check_properties(table, threads, true);
 }
 

@@ -47,6 +47,7 @@ void PeriodicityPass::row(const RowBand& band, uint64_t y, int /*thread*/) {
 }  // namespace analysis
 
 std::vector<RowPeriod> row_periods(const TableSource& table, int threads) {
+    analysis::check_pass_memory(table, &AnalysisOptions::periodicity);
     analysis::PeriodicityPass pass(table.rows());
     analysis::RowBandPass* passes[] = {&pass};
     analysis::stream_row_bands(table, passes, threads);

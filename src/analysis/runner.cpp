@@ -76,6 +76,7 @@ std::string block_text(const std::vector<uint32_t>& block, size_t limit) {
 }  // namespace
 
 AnalysisReport analyze(const TableSource& table, const AnalysisOptions& o) {
+    check_analysis_memory(table, o);
     AnalysisReport r;
     r.rows = table.rows();
     r.cols = table.cols();

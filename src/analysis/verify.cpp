@@ -246,7 +246,8 @@ std::optional<WrongCell> VerifyPass::check_band(const ColumnBand& b) {
 
 }  // namespace analysis
 
-VerifyReport verify_table(const TableSource& table, int threads) {
+VerifyReport verify_table(const TableSource& table, int threads, uint64_t max_memory) {
+    analysis::check_pass_memory(table, &AnalysisOptions::verify, max_memory);
     analysis::VerifyPass pass(table.rows(), table.cols(), threads, &table);
     analysis::ColumnBandPass* passes[] = {&pass};
     analysis::stream_column_bands(table, passes);

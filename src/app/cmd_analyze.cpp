@@ -21,6 +21,7 @@ void describe(po::options_description& o, std::vector<std::string>& positional) 
         "allow-incomplete", po::bool_switch(), "analyse a file whose 'complete' is not 1")(
         "threads,t", po::value<std::string>(),
         "worker threads (default: OMP_NUM_THREADS, else all cores)");
+    add_max_memory_option(o);
     positional = {"file"};
 }
 
@@ -31,6 +32,7 @@ int run(const po::variables_map& v, const Context&) {
     options.store = !v["no-store"].as<bool>();
     options.allow_incomplete = v["allow-incomplete"].as<bool>();
     options.threads = parse_threads(v);
+    if (v.count("max-memory")) options.max_memory = size_option(v, "max-memory", 1);
     const AnalysisReport report = analyze_table(v["file"].as<std::string>(), options);
     std::cout << (v["json"].as<bool>() ? summary_json(report) : summary_text(report)) << std::flush;
     return report.ok() ? 0 : 1;
@@ -48,6 +50,8 @@ const CommandRegistrar registrar(
      "  properties   symmetry, bounds x - 2y <= g <= x + y, no value twice in a row, column or\n"
      "               diagonal, every value below X - 2y in row y.\n"
      "Results go under /analysis in F.h5 (unless --no-store) and the row periods to --csv.\n"
+     "Refused up front (exit status 2) when the passes would not fit the memory budget\n"
+     "(--max-memory, else the least of physical memory, the cgroup limit and RLIMIT_AS).\n"
      "Exit status: 0 all checks pass, 1 a check failed, 2 bad input or a bad file.",
      30, describe, run});
 

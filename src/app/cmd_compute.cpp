@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "app/command.hpp"
+#include "app/compute_estimate.hpp"
 #include "app/options.hpp"
 #include "app/progress.hpp"
 #include "app/resources.hpp"
@@ -52,6 +53,9 @@ void describe(po::options_description& o, std::vector<std::string>&) {
          "leaves a file --resume can continue (0: never)")
         ("progress", po::bool_switch(), "show progress on stderr even when it is not a terminal")
         ("quiet,q", po::bool_switch(), "no progress and no summary")
+        ("estimate", po::bool_switch(),
+         "print the memory the run would take (as checked before it starts) against the budget, "
+         "and the disk its output would take, then exit without computing")
         ("test-pause-after-chunks", po::value<std::string>(),
          "testing aid: once this many chunks are written (and the file flushed), the process "
          "stops itself (SIGSTOP) until it is continued or signalled");
@@ -82,10 +86,7 @@ void check_fits(const EngineOptions& e, const std::string* output, bool pyramid,
                           std::to_string(side) + " x " + std::to_string(side));
     }
     if (!output) return;
-    const double raw =
-        static_cast<double>(rows) * static_cast<double>(cols) * value_bytes(rows, cols);
-    // Tables compress to about 60-70% with shuffle + deflate; assume 80% to be safe.
-    const double expected = left * (compression.kind == Compression::Kind::None ? raw : 0.8 * raw);
+    const double expected = left * output_bytes(rows, cols, compression);
     const uint64_t free = free_disk_bytes(*output);
     if (free && expected > static_cast<double>(free))
         throw Error(std::string(left < 1 ? "the rest of the output" : "the output") +
@@ -231,6 +232,11 @@ int run(const po::variables_map& v, const Context&) {
     // table (never inside it). Not on a resume: the tiles taken over do not come by again.
     const bool pyramid = has_output && !r.resume && !r.no_pyramid &&
                          view::top_level(r.engine.rows, r.engine.cols) >= view::kPyramidBase;
+    if (v["estimate"].as<bool>()) {
+        std::cout << compute_estimate(r.engine, has_output ? &r.output : nullptr, pyramid,
+                                      r.compression, budget);
+        return 0;
+    }
     if (!r.resume)
         check_fits(r.engine, has_output ? &r.output : nullptr, pyramid, r.compression, 1.0, budget);
     const std::unique_ptr<Hdf5Writer> writer = open_output(r);

@@ -18,6 +18,7 @@ void describe(po::options_description& o, std::vector<std::string>& positional) 
         "allow-incomplete", po::bool_switch(), "check a file whose 'complete' is not 1")(
         "threads,t", po::value<std::string>(),
         "worker threads (default: OMP_NUM_THREADS, else all cores)");
+    add_max_memory_option(o);
     positional = {"file"};
 }
 
@@ -30,7 +31,8 @@ int run(const po::variables_map& v, const Context&) {
         const uint64_t seed = count_option(v, "seed", 0, ~uint64_t{0});
         report = verify_sample(table, k, seed);
     } else {
-        report = verify_table(table, parse_threads(v));
+        report = verify_table(table, parse_threads(v),
+                              v.count("max-memory") ? size_option(v, "max-memory", 1) : 0);
     }
     if (!report.ok()) {
         std::cerr << "grundy verify: " << path << " is WRONG: " << report.wrong->describe() << "\n";
@@ -44,10 +46,13 @@ int run(const po::variables_map& v, const Context&) {
 
 const CommandRegistrar registrar(
     {"verify", "independent check that every stored cell is the mex of its options",
-     "F.h5 [--sample K] [--seed S] [--threads T]",
+     "F.h5 [--sample K] [--seed S] [--threads T] [--max-memory SIZE]",
      "Recomputes the mex of the options of every cell of F.h5 from the stored values, with\n"
      "code that shares nothing with the engine, streaming the file column band by column band.\n"
      "--sample K checks K random cells instead, each by a direct mex over all of its options.\n"
+     "The full check holds row and diagonal sets of about 0.7 bytes per cell of the table's\n"
+     "square part: refused up front (exit status 2) when that does not fit the memory budget\n"
+     "(--max-memory, else the least of physical memory, the cgroup limit and RLIMIT_AS).\n"
      "Exit status: 0 the table is right, 1 a wrong cell (named as (x, y), with the value found\n"
      "and the value expected), 2 bad input or a bad file.",
      31, describe, run});

@@ -23,4 +23,15 @@ inline constexpr uint64_t kTilesPerThread = 4;
 inline constexpr uint32_t kMinTile = 8;
 inline constexpr uint32_t kMaxTile = 4096;
 
+// How ragged the front of tiles may get (TileGrid::row_lead_token): a band of tiles runs at most
+// kFrontSlack - 1 anti-diagonals ahead of the band kLeadSpan bands above it (or the top band,
+// where that is nearer), and likewise for columns. Without a bound, the bands of a narrow table
+// ran ahead of each other on two threads, every set they opened staying open until the bands
+// behind caught up (50000 x 100: 9.8 MiB of windows against 0.1 MiB on one thread), and no
+// estimate made before a run could say how much. The dataflow schedule keeps its slack: the
+// tile waited for lies two anti-diagonals back, long done unless the front is ragged.
+inline constexpr uint64_t kFrontSlack = 2;
+inline constexpr uint64_t kLeadSpan = 16;
+static_assert(kFrontSlack >= 1, "a lead token must belong to an earlier anti-diagonal");
+
 }  // namespace grundy::engine

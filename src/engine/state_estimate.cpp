@@ -1,12 +1,17 @@
-// estimate_state_bytes: the set windows a table's wavefront holds open at its widest, following
-// the schedule (wavefront.cpp, tile_grid.hpp) and the windows' floors and low-water marks
-// (table_state.hpp, bit_window.hpp), not every set of the table at once.
-#include <algorithm>
-#include <cstdint>
-
+// estimate_state_bytes: the set windows a table's wavefront holds open at its widest. It follows
+// the schedule (wavefront.cpp, tile_grid.hpp: which tiles are done when, and how ragged the front
+// may get), the windows' lifetimes (opened by their first tile, closed after their last) and how
+// each window sizes its block (bit_window.hpp, window_memory.cpp), with the low-water marks runs
+// show. Checked against the peaks runs measure (tests/unit/test_memory.cpp).
 #include <omp.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
 #include "engine/config.hpp"
+#include "engine/window_memory.hpp"
 #include "grundy/engine.hpp"
 
 namespace grundy {
@@ -14,23 +19,29 @@ namespace {
 
 using engine::kScanPadWords;
 
-// Tile anti-diagonals the dataflow schedule may run ahead of, or lag behind, the anti-diagonal
-// being counted: a tile starts as soon as the tiles to its left and below are done, so the
-// front is ragged by a few tiles.
-constexpr uint64_t kRaggedTiles = 1;
-// At most this many anti-diagonals, and sets of each kind per anti-diagonal, are counted (the
-// others by sampling in between), so that an estimate of a huge table takes milliseconds.
-constexpr uint64_t kMostAntiDiagonals = 512;
-constexpr uint64_t kMostSetsCounted = uint64_t{1} << 15;
-// A window keeps a quarter to spare after it slides and grows to one and a half times what it
-// needs (BitWindow::make_room), and its block is rounded up to a size class (at most a quarter
-// more). Calibrated on measured peaks (2 threads, squares 2048 to 16384 and 4096 x 16384, where
-// the estimate is 1.1 to 1.4 times the peak; 32768^2: 1.06).
-constexpr double kWindowGrowth = 1.35;
-// Without symmetric mode (a table taller than wide, or whose edge tiles are not mirrors) the
-// front is more ragged, and more so on a loaded machine: 16384 x 4096 peaked at 0.98 of the
-// estimate without this, 8192 x 2048 at 1.15 with 1.1 while other tests ran beside it.
-constexpr double kAsymmetricFront = 1.5;
+// Low-water marks, measured in runs (2048^2 to 16384^2): after x cells, row y holds every value
+// below about x - y (x - 2y is the bound), and a column likewise; diagonal x - y = +-k after t
+// cells about 0.72 t - 0.6 k, its low values coming last.
+constexpr double kRowLowSlope = 1.0;
+constexpr double kDiagonalLowPerStep = 0.72;
+constexpr double kDiagonalLowPerOffset = 0.6;
+// The windows are caught at random points between two growths: a growing one holds its need
+// and, by this measure, 1.5 slacks (BitWindow::make_room grows it to its need and two slacks
+// when its need outgrows it; the size classes add to that).
+constexpr double kGrowingSlacks = 1.5;
+// What the model leaves out (the windows' phases, the low-water marks' spread): with it, its
+// peaks were 1.01 to 1.23 times the measured ones over 30 shapes (squares of 2048 to 32768,
+// 2048 x 8192 to 100 x 50000 and their transposes, tiles of 64 to 512, 1 and 2 threads), 1.13
+// at 65536^2 and 131072^2 (1.45 GiB against 1.30 measured, 5.72 against 5.05).
+constexpr double kMargin = 1.03;
+// Work bounds, so that an estimate of any table takes milliseconds: bands and sets sampled per
+// front (each sample standing for those up to the next), and fronts looked at per round of the
+// search for the widest.
+constexpr int64_t kBandsSampled = 32;
+constexpr int64_t kSetsPerBand = 4;
+constexpr int64_t kDiagonalsSampled = 256;
+constexpr int64_t kFrontsScanned = 16;
+constexpr int64_t kKeysPerFront = 4;
 // The program itself: code, libraries, HDF5's and OpenMP's own memory, the window allocator's
 // partly used slabs. Peak RSS less the windows and tile buffers was 17-32 MiB from 2048^2 to
 // 16384^2 (2 threads, --no-output).
@@ -38,102 +49,269 @@ constexpr uint64_t kProgramBytes = uint64_t{48} << 20;
 // Hdf5Writer's queue of compressed chunks at its fullest (hdf5_writer_impl.hpp).
 constexpr uint64_t kWriterQueueBytes = uint64_t{256} << 20;
 
-// Bytes of a window holding values [low, top]: its words, the scan's padding, the summary.
-double window_bytes(uint64_t low, uint64_t top) {
-    const double words = static_cast<double>(top > low ? top - low : 0) / 64.0 + kScanPadWords + 1;
-    const double needed = std::max(words, static_cast<double>(engine::kMinWindowWords));
-    return kWindowGrowth * (needed * 65.0 / 64.0 + 3.0) * 8.0;
-}
-
-uint64_t above(uint64_t a, uint64_t b) {
+int64_t above(int64_t a, int64_t b) {
     return a > b ? a - b : 0;
 }
 
-// The sum of f(k) for k in [first, last], counting at most kMostSetsCounted of them.
-template <class F>
-double sampled_sum(uint64_t first, uint64_t last, F f) {
-    if (first > last) return 0;
-    const uint64_t n = last - first + 1;
-    const uint64_t stride = (n + kMostSetsCounted - 1) / kMostSetsCounted;
-    double sum = 0;
-    for (uint64_t k = first; k <= last; k += stride)
-        sum += f(k) * static_cast<double>(std::min(stride, last - k + 1));
-    return sum;
+// The words BitWindow::allocate makes of a block for `words` words (the block's size class
+// less its summary), and the block of a window of `capacity` words.
+double block_capacity(double words) {
+    const auto block = static_cast<double>(
+        engine::window_block_size(static_cast<uint64_t>((words + words / 64 + 3) * 8)));
+    return (block / 8 - 3) * 64 / 65;
+}
+double block_bytes(double capacity) {
+    return static_cast<double>(
+        engine::window_block_size(static_cast<uint64_t>((capacity + capacity / 64 + 3) * 8)));
 }
 
-class FrontModel {
-  public:
-    FrontModel(uint64_t rows, uint64_t cols, uint64_t tile)
-        : R(rows),
-          C(cols),
-          B(tile),
-          tx((cols + tile - 1) / tile),
-          ty((rows + tile - 1) / tile),
-          // TileGrid's symmetric mode: every tile above the diagonal is its mirror's transpose.
-          sym(rows <= cols && (ty == 1 || rows == cols || rows % tile == 0)),
-          m(std::min(rows, cols)) {}
+// The capacity in words of a window opened at `floor` with `initial` words, now holding [low,
+// top] (BitWindow::make_room). It grew only if its values ever reached beyond its first block.
+// One whose low-water mark moves (sliding) grew only if its need and a slack outgrew that block,
+// and then keeps the room of its last growth, the need and two slacks; one that still grows is
+// on average part of the way between two growths.
+double window_words(int64_t low, int64_t top, int64_t floor, double initial) {
+    const auto words = [](int64_t v) { return static_cast<double>(v / 64); };
+    const double last = words(top) + kScanPadWords;
+    const double need = last - words(low) + 1;
+    const double first =
+        block_capacity(std::max(initial, static_cast<double>(engine::kMinWindowWords)));
+    if (last - words(floor) + 1 <= first) return first;
+    const double slack = std::max(need / 4, static_cast<double>(engine::kMinWindowWords));
+    if (low <= floor) return std::max(first, need + kGrowingSlacks * slack);
+    return need + slack <= first ? first : need + 2 * slack;
+}
+double window_bytes(int64_t low, int64_t top, int64_t floor, double initial) {
+    return block_bytes(window_words(low, top, floor, initial));
+}
 
-    // The windows open while tiles of anti-diagonal S are swept.
-    double bytes_at(uint64_t S) const {
-        const uint64_t ahead = S + kRaggedTiles, behind = above(S, kRaggedTiles);
-        // Cells with x + y below `back` are done; no set has reached beyond `front`.
-        const uint64_t back = behind * B, front = (ahead + 2) * B;
-        // Rows of band j: open from their first tile (the diagonal one in symmetric mode) until
-        // their last (tile tx - 1) is done.
-        const uint64_t j_last = std::min(ty - 1, sym ? ahead / 2 : ahead);
-        const uint64_t j_first = above(behind + 1, tx);
-        double bytes = sampled_sum(j_first * B, std::min(R, (j_last + 1) * B) - 1, [&](uint64_t y) {
-            const uint64_t floor = above(y, 2 * (C - 1));
-            const uint64_t low = std::max(floor, above(above(back, y), 2 * y));
-            return window_bytes(low, std::min(front, C - 1 + y));
-        });
-        // Columns of band i: open from tile (i, 0) until the diagonal tile (symmetric mode) or
-        // the top tile is done.
-        const uint64_t i_last = std::min(tx - 1, ahead);
-        const uint64_t i_first = sym ? (behind + 1) / 2 : above(behind + 1, ty);
-        bytes += sampled_sum(i_first * B, std::min(C, (i_last + 1) * B) - 1, [&](uint64_t x) {
-            const uint64_t floor = above(x, 2 * (R - 1));
-            const uint64_t low = std::max(floor, above(above(back, x), 2 * x));
-            return window_bytes(low, std::min(front, x + R - 1));
-        });
-        // Diagonals d = x - y (index d + R - 1): open from their first cell's tile to their
-        // last's; in symmetric mode only those with x >= y.
-        auto diagonal = [&](uint64_t index) {
-            const bool below = index >= R - 1;  // x >= y
-            const uint64_t k = below ? index - (R - 1) : R - 1 - index;
-            const uint64_t x0 = below ? k : 0, y0 = below ? 0 : k;
-            const uint64_t steps = std::min(R - 1 - y0, C - 1 - x0);
-            const uint64_t first_tile = x0 / B + y0 / B;
-            const uint64_t last_tile = (x0 + steps) / B + (y0 + steps) / B;
-            if (first_tile > ahead || last_tile < behind) return 0.0;
-            const uint64_t floor = above(k, m - 1);
-            return window_bytes(floor, std::min(front, x0 + y0 + 2 * steps));
-        };
-        // Only the diagonals that start before the front can be open.
-        const uint64_t last_index = std::min(R + C - 2, R - 1 + std::min(C - 1, front));
-        const uint64_t first_index = sym ? R - 1 : above(R - 1, front);
-        bytes += sampled_sum(first_index, last_index, diagonal);
-        return sym ? bytes : kAsymmetricFront * bytes;
+// Where the tiles stand at one moment: c(j) is row band j's last tile done or in flight (-1:
+// none yet; tiles_x: all of them), non-increasing in j with c(j) - j falling. The sets of a tile
+// in flight are open; a done tile has closed those it ends.
+class Front {
+  public:
+    // One thread: the tiles of anti-diagonal S are swept left to right (TileGrid::tasks), and
+    // tile (k, S - k) is in flight.
+    static Front aligned(int64_t S, int64_t k, int64_t tiles_x, int64_t tiles_y) {
+        return Front(Kind::Aligned, S, k, tiles_x, tiles_y);
+    }
+    // More threads: the most ragged front the lead tokens allow (TileGrid::row_lead_token), the
+    // top band at tile `at` and each band below as far ahead as it may be, along the rows or
+    // (the same with rows and columns swapped) the columns; every front tile in flight.
+    static Front ragged(bool along_rows, int64_t at, int64_t tiles_x, int64_t tiles_y) {
+        return Front(along_rows ? Kind::RaggedRows : Kind::RaggedColumns, at, 0, tiles_x, tiles_y);
     }
 
-    uint64_t anti_diagonals() const { return tx + ty - 1; }
+    int64_t operator()(int64_t j) const {
+        if (kind_ == Kind::Aligned)
+            return std::clamp(j >= at_ - key_ ? at_ - j : at_ - 1 - j, int64_t{-1}, tx_);
+        if (kind_ == Kind::RaggedRows) return std::min(tx_, lead(ty_ - 1 - j));
+        // Column band i reaches row band min(ty, lead(tx - 1 - i)), falling in i: row band j
+        // reaches the last column band that reaches it.
+        if (at_ > j) return tx_;
+        int64_t lo = -1, hi = tx_ - 1;
+        while (lo < hi) {
+            const int64_t mid = lo + (hi - lo + 1) / 2;
+            if (lead(tx_ - 1 - mid) >= j)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        return lo;
+    }
+
+    // Whether tile (i, j) is in flight (else, if i <= c(j), done).
+    bool in_flight(int64_t i, int64_t j) const {
+        return kind_ == Kind::Aligned ? i == key_ && j == at_ - key_ : i == (*this)(j);
+    }
 
   private:
-    const uint64_t R, C, B, tx, ty;
-    const bool sym;
-    const uint64_t m;
+    enum class Kind { Aligned, RaggedRows, RaggedColumns };
+    Front(Kind kind, int64_t at, int64_t key, int64_t tiles_x, int64_t tiles_y)
+        : kind_(kind), at_(at), key_(key), tx_(tiles_x), ty_(tiles_y) {}
+
+    // A band m bands behind the one at `at` (m <= kLeadSpan) starts a tile once that band is
+    // done with the tile kFrontSlack anti-diagonals back; further, the leads add up span by span.
+    int64_t lead(int64_t m) const {
+        const auto span = static_cast<int64_t>(engine::kLeadSpan);
+        const auto slack = static_cast<int64_t>(engine::kFrontSlack) - 1;
+        return at_ + m + slack * ((m + span - 1) / span);
+    }
+
+    Kind kind_;
+    int64_t at_, key_, tx_, ty_;
 };
+
+// The first of lo .. hi (lo - 1 < it <= hi + 1) where pred, false before and true after.
+template <class P>
+int64_t first_where(int64_t lo, int64_t hi, P pred) {
+    while (lo <= hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (pred(mid))
+            hi = mid - 1;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+class TableModel {
+  public:
+    TableModel(uint64_t rows, uint64_t cols, uint64_t tile)
+        : R(static_cast<int64_t>(rows)),
+          C(static_cast<int64_t>(cols)),
+          B(static_cast<int64_t>(tile)),
+          tx((C + B - 1) / B),
+          ty((R + B - 1) / B),
+          // TileGrid's symmetric mode: every tile above the diagonal is its mirror's transpose.
+          sym(R <= C && (ty == 1 || R == C || R % B == 0)) {}
+
+    // The windows open at the front.
+    double bytes(const Front& c) const { return rows(c) + columns(c) + diagonals(c); }
+
+    // The widest moment of anti-diagonal S on one thread, its tiles swept left to right: the
+    // first and the last looked at (the first of a symmetric table the one on the diagonal),
+    // and kKeysPerFront between.
+    double sweeping(int64_t S) const {
+        const int64_t first = std::max({int64_t{0}, S - ty + 1, sym ? (S + 1) / 2 : 0});
+        const int64_t last = std::min(S, tx - 1);
+        const int64_t step = std::max<int64_t>(1, (last - first) / kKeysPerFront);
+        double most = 0;
+        for (int64_t k = first;; k = std::min(last, k + step)) {
+            most = std::max(most, bytes(Front::aligned(S, k, tx, ty)));
+            if (k == last) return most;
+        }
+    }
+
+    const int64_t R, C, B, tx, ty;
+    const bool sym;
+
+  private:
+    // f(k, weight) for k in lo .. hi: both ends (where windows open and close) on their own,
+    // at most kBandsSampled between, each standing for those up to the next.
+    template <class F>
+    static void sample(int64_t lo, int64_t hi, int64_t most, F f) {
+        if (lo > hi) return;
+        f(lo, 1.0);
+        if (hi > lo) f(hi, 1.0);
+        const int64_t stride = std::max<int64_t>(1, (hi - lo - 1) / most);
+        for (int64_t k = lo + 1; k < hi; k += stride)
+            f(k, static_cast<double>(std::min(stride, hi - k)));
+    }
+
+    // Row y of band j: from its first tile ((j, j) in symmetric mode, where it starts as a copy
+    // of column y; else (0, j)) to tile (tx - 1, j). Open: the bands that have started (a
+    // prefix) and are not done (a suffix), the last tile's band only while it is in flight.
+    double rows(const Front& c) const {
+        auto first = [&](int64_t j) { return sym ? j : 0; };
+        const int64_t lo = first_where(0, ty - 1, [&](int64_t j) { return c(j) < tx; });
+        const int64_t hi = first_where(0, ty - 1, [&](int64_t j) { return c(j) < first(j); }) - 1;
+        double sum = 0;
+        sample(lo, hi, kBandsSampled, [&](int64_t j, double weight) {
+            if (c(j) == tx - 1 && !c.in_flight(tx - 1, j)) return;
+            const int64_t x = std::min(C, (c(j) + 1) * B), y_end = std::min(R, (j + 1) * B);
+            sample(j * B, y_end - 1, kSetsPerBand, [&](int64_t y, double w) {
+                const int64_t floor = above(y, 2 * (C - 1));
+                const auto reach = static_cast<int64_t>(kRowLowSlope * static_cast<double>(y));
+                // Opened as a copy of column y in symmetric mode, else with room for about
+                // 3 min(y, X) values (prepare_tile).
+                const int64_t column_floor = above(y, 2 * (R - 1));
+                const double initial =
+                    sym ? window_words(column_floor, y + y_end - 1, column_floor, 0)
+                        : static_cast<double>(15 * std::min(y, C) / 256 + 2 * kScanPadWords);
+                sum += weight * w *
+                       window_bytes(std::max(floor, above(x, reach)), x - 1 + y, floor, initial);
+            });
+        });
+        return sum;
+    }
+
+    // Column x of band i: from tile (i, 0) to the diagonal tile (symmetric mode, i < ty) or the
+    // top one. Open: those band 0 has reached (a prefix) whose last tile is not done (a
+    // suffix, its first band only while that tile is in flight).
+    double columns(const Front& c) const {
+        auto last = [&](int64_t i) { return sym && i < ty ? i : ty - 1; };  // its last band
+        const int64_t lo = first_where(0, tx - 1, [&](int64_t i) { return c(last(i)) <= i; });
+        const int64_t hi = std::min(tx - 1, c(0));
+        double sum = 0;
+        sample(lo, hi, kBandsSampled, [&](int64_t i, double weight) {
+            if (c(last(i)) == i && !c.in_flight(i, last(i))) return;
+            // The row bands done or in flight in column band i.
+            int64_t height = first_where(0, ty - 1, [&](int64_t j) { return c(j) < i; });
+            if (sym) height = std::min(height, i + 1);
+            const int64_t y1 = std::min(R, height * B);
+            sample(i * B, std::min(C, (i + 1) * B) - 1, kSetsPerBand, [&](int64_t x, double w) {
+                const int64_t floor = above(x, 2 * (R - 1));
+                sum +=
+                    weight * w * window_bytes(std::max(floor, above(y1, x)), x + y1 - 1, floor, 0);
+            });
+        });
+        return sum;
+    }
+
+    // Diagonal x - y = d: from its first cell's tile to its last's. Those open cross the front:
+    // d from the band furthest behind (c(j) - j least) to the one furthest ahead.
+    double diagonals(const Front& c) const {
+        const int64_t ahead = first_where(0, ty - 1, [&](int64_t j) { return c(j) < tx; });
+        const int64_t behind =
+            std::min(ty - 1, first_where(0, ty - 1, [&](int64_t j) { return c(j) < 0; }));
+        if (ahead > behind) return 0;
+        const int64_t lo = std::max(sym ? 0 : 1 - R, (c(behind) - behind - 1) * B + 1);
+        const int64_t hi = std::min(C - 1, (c(ahead) + 2 - ahead) * B - 1);
+        const int64_t m = std::min(R, C);
+        const int64_t stride = std::max<int64_t>(1, (hi - lo + 1) / kDiagonalsSampled);
+        double sum = 0;
+        for (int64_t d = lo; d <= hi; d += stride) {
+            const int64_t x0 = std::max<int64_t>(d, 0), y0 = std::max<int64_t>(-d, 0);
+            const int64_t steps = std::min(R - y0, C - x0);
+            auto done = [&](int64_t t) { return c((y0 + t) / B) >= (x0 + t) / B; };
+            if (!done(0)) continue;
+            const int64_t t = first_where(1, steps - 1, [&](int64_t u) { return !done(u); }) - 1;
+            const int64_t last_col = (x0 + t) / B, last_row = (y0 + t) / B;
+            if (t == steps - 1 && !c.in_flight(last_col, last_row)) continue;  // closed
+            const int64_t k = std::max(x0, y0), floor = above(k, m - 1);
+            const double rise = kDiagonalLowPerStep * static_cast<double>(t) -
+                                kDiagonalLowPerOffset * static_cast<double>(k);
+            const int64_t low = std::max(floor, rise > 0 ? static_cast<int64_t>(rise) : 0);
+            sum += static_cast<double>(std::min(stride, hi - d + 1)) *
+                   window_bytes(low, x0 + y0 + 2 * t, floor, 0);
+        }
+        return sum;
+    }
+};
+
+// The largest of f(0 .. n - 1): kFrontsScanned of them evenly spaced, then the same around the
+// largest of those, closer and closer (the bytes change smoothly from one front to the next).
+template <class F>
+double widest(int64_t n, F f) {
+    int64_t lo = 0, hi = n - 1, at = 0;
+    double most = 0;
+    while (true) {
+        const int64_t step = std::max<int64_t>(1, (hi - lo) / kFrontsScanned);
+        for (int64_t k = lo; k <= hi; k += step) {
+            const double v = f(k);
+            if (v > most) most = v, at = k;
+        }
+        if (step == 1) return most;
+        lo = std::max<int64_t>(0, at - step);
+        hi = std::min(n - 1, at + step);
+    }
+}
 
 }  // namespace
 
 uint64_t estimate_state_bytes(uint64_t rows, uint64_t cols, uint32_t tile, int threads) {
     if (rows == 0 || cols == 0) return 0;
-    const FrontModel model(rows, cols, tile ? tile : default_tile(rows, cols, threads));
-    const uint64_t n = model.anti_diagonals();
-    const uint64_t step = (n + kMostAntiDiagonals - 1) / kMostAntiDiagonals;
-    double widest = 0;
-    for (uint64_t S = 0; S < n; S += step) widest = std::max(widest, model.bytes_at(S));
-    return static_cast<uint64_t>(widest);
+    const int workers = threads > 0 ? threads : omp_get_max_threads();
+    const TableModel t(rows, cols, tile ? tile : default_tile(rows, cols, workers));
+    // One thread sweeps anti-diagonal after anti-diagonal; more may make the front ragged.
+    double most = widest(t.tx + t.ty - 1, [&](int64_t S) { return t.sweeping(S); });
+    if (workers > 1)
+        for (const bool along_rows : {true, false})
+            most = std::max(most, widest((along_rows ? t.tx : t.ty) + 1, [&](int64_t k) {
+                                return t.bytes(Front::ragged(along_rows, k - 1, t.tx, t.ty));
+                            }));
+    return static_cast<uint64_t>(kMargin * most);
 }
 
 uint64_t estimate_compute_bytes(uint64_t rows, uint64_t cols, uint32_t tile, int threads,
@@ -161,8 +339,12 @@ uint64_t largest_square(uint64_t budget, uint32_t tile, int threads, bool output
         return estimate_compute_bytes(n, n, tile, threads, output) + (extra ? extra(n) : 0) <=
                budget;
     };
-    uint64_t lo = 0, hi = uint64_t{1} << 31;
-    if (fits(hi)) return hi;
+    // Doubling up to the first square that does not fit (small estimates are quick), then
+    // halving the interval.
+    constexpr uint64_t kMostSide = uint64_t{1} << 31;
+    uint64_t lo = 0, hi = 1024;
+    while (hi < kMostSide && fits(hi)) lo = hi, hi *= 2;
+    if (hi == kMostSide && fits(hi)) return hi;
     while (lo + 1 < hi) {  // fits(lo) (or lo = 0), !fits(hi)
         const uint64_t mid = lo + (hi - lo) / 2;
         (fits(mid) ? lo : hi) = mid;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/config.hpp"
 #include "grundy/tile_sink.hpp"
 
 namespace grundy::engine {
@@ -81,6 +82,22 @@ class TileGrid {
     }
     char* below_token(uint64_t i, uint64_t j) {
         return j ? token(i, j - 1) : &nothing_[j * tiles_x + i];
+    }
+    // The bound on the front's raggedness (config.hpp): tile (i, j) also waits for the tile
+    // kFrontSlack anti-diagonals behind it in the row band k = min(kLeadSpan, tiles_y - 1 - j)
+    // bands above, so that its band runs at most kFrontSlack - 1 anti-diagonals ahead of that
+    // band, and likewise for the column band as far to its right. Both are tasks created
+    // before it (an earlier anti-diagonal), so there is never a cycle. A token gains one such
+    // reader per direction, a top band's or right band's up to kLeadSpan.
+    char* row_lead_token(uint64_t i, uint64_t j) {
+        const uint64_t k = std::min(kLeadSpan, tiles_y - 1 - j);
+        return k && i >= k + kFrontSlack ? token(i - k - kFrontSlack, j + k)
+                                         : &nothing_[j * tiles_x + i];
+    }
+    char* column_lead_token(uint64_t i, uint64_t j) {
+        const uint64_t k = std::min(kLeadSpan, tiles_x - 1 - i);
+        return k && j >= k + kFrontSlack ? token(i + k, j - k - kFrontSlack)
+                                         : &nothing_[j * tiles_x + i];
     }
 
     // Resuming: a task is replayed when its tiles (with its mirror) are stored and so are the

@@ -211,9 +211,15 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
             if (static_cast<bool>(replayed[grid.task_of(t.i, t.j)]) != replay_pass) continue;
             char* left = grid.left_token(t.i, t.j);
             char* below = grid.below_token(t.i, t.j);
+            char* row_lead = grid.row_lead_token(t.i, t.j);
+            char* column_lead = grid.column_lead_token(t.i, t.j);
             char* self = grid.token(t.i, t.j);
-            (void)left, (void)below, (void)self;  // GCC does not count uses in depend
-#pragma omp task firstprivate(t, replay_pass) depend(in : left[0], below[0]) depend(out : self[0])
+            // GCC does not count uses in depend
+            (void)left, (void)below, (void)row_lead, (void)column_lead, (void)self;
+            // clang-format off
+#pragma omp task firstprivate(t, replay_pass) \
+    depend(in : left[0], below[0], row_lead[0], column_lead[0]) depend(out : self[0])
+            // clang-format on
             {
                 const size_t me = 2 * static_cast<size_t>(omp_get_thread_num());
                 work.run(t.i, t.j, buffers[me].data(), buffers[me + 1].data(), replay_pass);

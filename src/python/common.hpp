@@ -39,11 +39,14 @@ struct FileError : std::runtime_error {
 // the CLI's options.
 std::string python_message(const std::exception& e);
 
-// Runs f(), turning the grundy::Error it throws into FileError.
+// Runs f(), turning the grundy::Error it throws into FileError; a refusal for memory stays a
+// MemoryError.
 template <class F>
 auto file_call(F&& f) -> decltype(f()) {
     try {
         return f();
+    } catch (const MemoryError&) {
+        throw;
     } catch (const Error& e) {
         throw FileError(python_message(e));
     }

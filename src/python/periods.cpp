@@ -45,6 +45,7 @@ PeriodsResult certify(py::handle rows, py::handle threads, py::object checkpoint
         o.max_memory = whole_number(max_memory, "max_memory", 1, ~uint64_t{0});
     std::atomic<bool> cancel{false};
     check_periods_options(o);  // before the progress bar and the thread
+    check_periods_memory(o);   // MemoryError, not the OSError of the run's file problems
     PeriodsProgress state;
     o.cancel = &cancel;
     o.progress = &state;

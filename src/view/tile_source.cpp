@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <numeric>
 
 #include "grundy/error.hpp"
 #include "io/pyramid_file.hpp"
@@ -83,6 +84,13 @@ void block_means(const std::vector<uint32_t>& cells, const TileArea& a, uint64_t
     st.p_share = static_cast<float>(static_cast<double>(zeros) / cells_in);
 }
 
+// The bands build_pyramid reads (pyramid.cpp): whole chunks and blocks of every column, about
+// 64 MiB or one chunk high, decoded, with their stored chunks (at most as large) beside them.
+uint64_t build_band_bytes(uint64_t chunk_rows, uint64_t cols) {
+    const uint64_t band = std::lcm(std::max<uint64_t>(chunk_rows, 1), uint64_t{1} << kPyramidBase);
+    return 2 * std::max(uint64_t{64} << 20, band * cols * 4);
+}
+
 }  // namespace
 
 TileSource::TileSource(const std::string& path, const TileSourceOptions& options,
@@ -97,7 +105,8 @@ TileSource::TileSource(const std::string& path, const TileSourceOptions& options
     const bool zoomed = top_level(rows(), cols()) >= kPyramidBase;
     // A pyramid is loaded, or built (its sums and levels together) while a band of chunks is
     // read; the cache fills up to its size as the page is explored.
-    const uint64_t pyramid = zoomed ? pyramid_build_bytes(rows(), cols()) : 0;
+    const uint64_t pyramid =
+        zoomed ? pyramid_build_bytes(rows(), cols()) + build_band_bytes(chunk_rows_, cols()) : 0;
     require_memory(options.cache_bytes + pyramid + (uint64_t{64} << 20), options.budget,
                    "viewing a " + std::to_string(rows()) + " x " + std::to_string(cols()) +
                        " table with a cache of " +

@@ -66,7 +66,7 @@ class TileSource {
     uint64_t cols() const { return table_.cols(); }
     int min_zoom() const { return -top_level(rows(), cols()); }
     const std::string& pyramid_origin() const { return pyramid_origin_; }
-    // The pyramid's build was stopped (SourceOptions::stop_build): the source has no pyramid
+    // The pyramid's build was stopped (TileSourceOptions::stop_build): the source has no pyramid
     // and must not serve.
     bool stopped() const { return stopped_; }
     uint64_t pyramid_bytes() const { return pyramid_.bytes(); }

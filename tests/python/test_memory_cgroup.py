@@ -3,14 +3,19 @@ is: a run that would not fit is refused up front (exit status 2, one line), not 
 OOM killer, and a small run inside the same limit passes. Needs root and a writable memory
 controller (cgroup v2 with memory delegated, or v1's memory hierarchy); elsewhere the tests skip
 and say why."""
+import contextlib
 import os
 import pathlib
+import shutil
 import subprocess
 import uuid
 
 import pytest
 
+from conftest import PYTHON, REPO
+
 LIMIT = 600 << 20
+SMALL_LIMIT = 44 << 20
 
 
 def _mounts():
@@ -45,10 +50,10 @@ def _under(mount, path):
     return pathlib.Path(point + (rel if rel != "/" else ""))
 
 
-@pytest.fixture
-def memory_cgroup():
-    """A child cgroup of this process's own with memory limited to LIMIT; yields a function
-    that wraps a command so that it runs inside it."""
+@contextlib.contextmanager
+def _cgroup(limit):
+    """A child cgroup of this process's own with memory limited to `limit` bytes; yields a
+    function that wraps a command so that it runs inside it."""
     if os.geteuid() != 0:
         pytest.skip("memory cgroup tests need root to create a cgroup (running as uid %d)" % os.geteuid())
     (m2, m1), (p2, p1) = _mounts(), _own_paths()
@@ -66,7 +71,7 @@ def memory_cgroup():
     folder, limit_file = made
     try:
         folder.mkdir()
-        (folder / limit_file).write_text(str(LIMIT))
+        (folder / limit_file).write_text(str(limit))
     except OSError as e:
         pytest.skip(f"cannot create a memory cgroup at {folder}: {e}")
     try:
@@ -77,6 +82,19 @@ def memory_cgroup():
             folder.rmdir()
         except OSError:
             pass
+
+
+@pytest.fixture
+def memory_cgroup():
+    with _cgroup(LIMIT) as wrap:
+        yield wrap
+
+
+@pytest.fixture
+def small_memory_cgroup():
+    """SMALL_LIMIT: room for the program and the analysis of a 1024^2 table, not of a 4096^2."""
+    with _cgroup(SMALL_LIMIT) as wrap:
+        yield wrap
 
 
 def test_a_run_too_big_for_the_cgroup_is_refused_up_front(grundy_exe, memory_cgroup):
@@ -103,3 +121,73 @@ def test_periods_ring_too_big_for_the_cgroup_is_refused(grundy_exe, memory_cgrou
     assert r.returncode == 2, (r.returncode, r.stderr)
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "--ring-memory" in r.stderr and "the cgroup's memory limit" in r.stderr
+
+
+def refused_by_the_cgroup(r):
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert "the cgroup's memory limit" in lines[0], lines[0]
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def tables(grundy_exe, tmp_path_factory):
+    """Complete tables of 1024^2 and 4096^2 (the analysis of the second needs about 50-60 MiB)."""
+    folder = tmp_path_factory.mktemp("cgroup-tables")
+    for n in (1024, 4096):
+        subprocess.run([grundy_exe, "compute", "--rows", str(n), "--cols", str(n), "-o",
+                        str(folder / f"{n}.h5"), "--quiet", "--no-pyramid"], check=True)
+    return folder
+
+
+def test_analysis_too_big_for_the_cgroup_is_refused(grundy_exe, small_memory_cgroup, tables):
+    big = str(tables / "4096.h5")
+    for argv in ([grundy_exe, "analyze", big, "--no-store"], [grundy_exe, "verify", big]):
+        line = refused_by_the_cgroup(subprocess.run(small_memory_cgroup(argv), capture_output=True,
+                                                    text=True, timeout=120))
+        assert "the analysis of a 4096 x 4096 table" in line, line
+    # The analysis of a small table runs inside the same limit (no OOM kill: exit status 0).
+    small = str(tables / "1024.h5")
+    for argv in ([grundy_exe, "analyze", small, "--no-store"], [grundy_exe, "verify", small]):
+        r = subprocess.run(small_memory_cgroup(argv), capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, (argv, r.returncode, r.stderr)
+
+
+def test_the_module_raises_memory_error_in_the_cgroup(small_memory_cgroup, tables):
+    code = ("import grundy, sys\n"
+            "try:\n"
+            "    grundy.verify(sys.argv[1])\n"
+            "except MemoryError as e:\n"
+            "    print(e)\n"
+            "    sys.exit(3)\n")
+    env = dict(os.environ)
+    r = subprocess.run(small_memory_cgroup([PYTHON, "-c", code, str(tables / "4096.h5")]),
+                       capture_output=True, text=True, timeout=120, env=env)
+    if r.returncode == 1 and "No module named 'grundy'" in r.stderr:
+        pytest.skip("the Python module is not on PYTHONPATH")
+    assert r.returncode == 3, (r.returncode, r.stdout, r.stderr)
+    assert "the cgroup's memory limit" in r.stdout, r.stdout
+
+
+def test_view_cache_too_big_for_the_cgroup_is_refused(grundy_exe, memory_cgroup, tables):
+    line = refused_by_the_cgroup(subprocess.run(
+        memory_cgroup([grundy_exe, "view", str(tables / "1024.h5"), "--cache", "1GiB"]),
+        capture_output=True, text=True, timeout=120))
+    assert "with a cache of 1.00 GiB" in line, line
+
+
+def test_mpi_ranks_too_big_for_the_cgroup_refuse_together(memory_cgroup):
+    """Every rank inside the limit: all refuse, rank 0 says why, mpirun ends with status 2."""
+    mpi_exe = os.environ.get("GRUNDY_MPI_EXE") or str(REPO / "build" / "grundy-mpi")
+    if not os.access(mpi_exe, os.X_OK) or shutil.which("mpirun") is None:
+        if os.environ.get("GRUNDY_REQUIRE_MPI"):
+            pytest.fail(f"needs {mpi_exe} and mpirun")
+        pytest.skip(f"no {mpi_exe} or no mpirun")
+    r = subprocess.run(memory_cgroup(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np",
+                                      "2", mpi_exe, "periods", "--rows", "1024",
+                                      "--ring-memory", "1GiB", "-q"]),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "grundy periods: error: rank 0: a strip of 1024 rows" in r.stderr, r.stderr
+    assert "the cgroup's memory limit" in r.stderr, r.stderr

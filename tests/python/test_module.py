@@ -472,3 +472,12 @@ def test_plot_table_without_the_module_fails_cleanly(tmp_path, table):
     assert "Traceback" not in r.stderr
     r = run(table, "-o", tmp_path / "f.png")  # files still work with h5py alone
     assert r.returncode == 0, r.stderr
+
+
+def test_runs_that_do_not_fit_raise_memory_error_up_front(tmp_path):
+    with pytest.raises(MemoryError, match="max_memory"):
+        grundy.table(4096, 4096, max_memory=1 << 20)
+    # 1024 rows with the default ring (768 MiB): 1.16 GiB with the settled rows' tables.
+    with pytest.raises(MemoryError, match="settled rows' tables needs about 1.16 GiB"):
+        grundy.certify_row_periods(1024, max_memory=1 << 30, csv=str(tmp_path / "p.csv"))
+    assert not (tmp_path / "p.csv").exists()

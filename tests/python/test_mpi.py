@@ -364,3 +364,20 @@ def test_only_periods_runs_across_ranks():
                        env=ENV, capture_output=True, text=True, timeout=60)
     assert r.returncode == 2
     assert "unknown command 'compute'" in r.stderr
+
+
+def test_a_rank_whose_node_has_too_little_memory_stops_every_rank(tmp_path):
+    """Ranks on nodes with different budgets (here: --max-memory given to rank 1 only): the
+    refusal of one rank is every rank's, so none waits for it for ever; one line from rank 0
+    names the rank, and the job ends with status 2 before anything is written."""
+    csv = tmp_path / "p.csv"
+    common = ["periods", "--rows", "64", "-q", "--csv", str(csv)]
+    r = subprocess.run(["mpirun", "--oversubscribe", "-np", "1", MPI_EXE, *common, ":", "-np",
+                        "1", MPI_EXE, *common, "--max-memory", "50MB"],
+                       capture_output=True, text=True, timeout=120, env=ENV)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    errors = [line for line in r.stderr.splitlines() if line.startswith("grundy periods:")]
+    assert len(errors) == 1, r.stderr
+    assert errors[0].startswith("grundy periods: error: rank 1: a strip of 64 rows"), errors
+    assert "the memory budget is 47.68 MiB (--max-memory)" in errors[0], errors
+    assert not csv.exists()

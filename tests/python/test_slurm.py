@@ -1,4 +1,5 @@
-"""jobs/slurm/periods.sbatch, compute.sbatch and periods-mpi.sbatch run by bash outside Slurm,
+"""jobs/slurm/periods.sbatch, compute.sbatch (and table-262144.sbatch, which runs it) and
+periods-mpi.sbatch run by bash outside Slurm,
 with a fake grundy and a fake sbatch: threads come from SLURM_CPUS_PER_TASK, SIGTERM reaches
 grundy, exit status 75 (stopped, resumable) resubmits the job with the allocation it was started
 with (its SLURM_* values), and the next run adds --resume."""
@@ -149,6 +150,22 @@ def test_compute_resubmits_once_stopped_again(tmp_path):
     assert len((tmp_path / "sbatch.args").read_text().splitlines()) == 1
 
 
+def test_table_262144_runs_its_job_through_compute_sbatch(tmp_path):
+    """table-262144.sbatch: compute.sbatch on jobs/table-262144.ini in the same process (Slurm's
+    SIGTERM reaches its trap), which resubmits compute.sbatch with the job and --resume."""
+    env = fake_cluster(tmp_path)
+    script = str(REPO / "jobs" / "slurm" / "table-262144.sbatch")
+    p = run_until_started(script, ["--threads", "3"], env, tmp_path)
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 0, (out, err)
+    assert (tmp_path / "grundy.args").read_text().splitlines() == [
+        "run jobs/table-262144.ini --progress --threads 3"]
+    assert (tmp_path / "sbatch.args").read_text().splitlines() == [
+        "--export=ALL --cpus-per-task=7 jobs/slurm/compute.sbatch jobs/table-262144.ini "
+        "--threads 3 --resume RESUBMITS=1"]
+
+
 FAKE_SRUN = """#!/bin/bash
 # srun PROGRAM ARGS: records its arguments and the threads; the "ranks" stop as Slurm's SIGTERM
 # makes them (checkpoint written, status 75) unless they resume, then they finish.
@@ -294,7 +311,7 @@ def test_resubmission_limit_and_missing_helper(tmp_path):
 def test_templates_pass_bash_and_shellcheck():
     templates = sorted((REPO / "jobs" / "slurm").glob("*.sbatch")) + [
         REPO / "jobs" / "slurm" / "resubmit.sh"]
-    assert len(templates) == 4
+    assert len(templates) == 5
     for t in templates:
         r = subprocess.run(["bash", "-n", str(t)], capture_output=True, text=True)
         assert r.returncode == 0, (t, r.stderr)

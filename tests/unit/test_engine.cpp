@@ -9,7 +9,9 @@
 #include <string_view>
 #include <tuple>
 #include <utility>
+#include <vector>
 
+#include "engine/config.hpp"
 #include "engine/tile_fill.hpp"
 #include "engine/tile_grid.hpp"
 #include "grundy/engine.hpp"
@@ -226,6 +228,54 @@ TEST(Engine, TileTokensAreNotShared) {
         size_t most = 0;
         for (const auto& [token, tasks] : readers) most = std::max(most, tasks.size());
         EXPECT_LE(most, 4u) << s.rows << " x " << s.cols << ", tile " << s.tile;
+    }
+}
+
+// The lead tokens that keep the front from getting ragged (TileGrid::row_lead_token): each
+// names the tile kFrontSlack anti-diagonals back in the band min(kLeadSpan, bands left) above
+// (or to the right), a task created before the tile's own, or where there is none the tile's
+// own token that no task writes; and no token gains more than a bounded number of readers.
+TEST(Engine, LeadTokensComeFirstAndStayFew) {
+    struct GridShape {
+        uint64_t rows, cols, tile;
+    };
+    for (const GridShape s :
+         {GridShape{1, 1 << 12, 16}, GridShape{1 << 12, 1, 16}, GridShape{40, 5000, 16},
+          GridShape{5000, 40, 16}, GridShape{300, 300, 16}, GridShape{300, 290, 16},
+          GridShape{1000, 3000, 8}}) {
+        engine::TileGrid grid(s.rows, s.cols, s.tile);
+        const std::vector<engine::TileIndex> tasks = grid.tasks();
+        std::map<const char*, size_t> written_by;  // token -> position in tasks()
+        for (size_t p = 0; p < tasks.size(); ++p)
+            written_by[grid.token(tasks[p].i, tasks[p].j)] = p;
+        std::map<const char*, size_t> readers;
+        const uint64_t slack = engine::kFrontSlack;
+        for (size_t p = 0; p < tasks.size(); ++p) {
+            const auto [i, j] = tasks[p];
+            const uint64_t up = std::min(engine::kLeadSpan, grid.tiles_y - 1 - j);
+            const uint64_t right = std::min(engine::kLeadSpan, grid.tiles_x - 1 - i);
+            const char* row_lead = grid.row_lead_token(i, j);
+            const char* column_lead = grid.column_lead_token(i, j);
+            if (up && i >= up + slack) {
+                EXPECT_EQ(row_lead, grid.token(i - up - slack, j + up));
+            }
+            if (right && j >= right + slack) {
+                EXPECT_EQ(column_lead, grid.token(i + right, j - right - slack));
+            }
+            for (const char* token : {row_lead, column_lead}) {
+                const auto w = written_by.find(token);
+                if (w != written_by.end()) {
+                    EXPECT_LT(w->second, p) << i << ", " << j;
+                }
+                ++readers[token];
+            }
+            ++readers[grid.left_token(i, j)];
+            ++readers[grid.below_token(i, j)];
+        }
+        size_t most = 0;
+        for (const auto& [token, n] : readers) most = std::max(most, n);
+        EXPECT_LE(most, 2 * engine::kLeadSpan + 4)
+            << s.rows << " x " << s.cols << ", tile " << s.tile;
     }
 }
 
