@@ -80,6 +80,18 @@ def test_the_analysis_estimate_covers_the_peak(grundy_exe, tmp_path_factory, com
     assert r.returncode == 0, (rss, r.stderr)
 
 
+def test_the_compute_estimate_covers_the_peak_with_output_and_pyramid(grundy_exe, tmp_path):
+    """Never below the peak RSS of a run that writes its file and builds the pyramid: refused
+    with a budget just under it. (Far above it here: the writer's queue is counted full.)"""
+    if not os.access("/usr/bin/time", os.X_OK):
+        pytest.skip("no /usr/bin/time (Debian: time) to measure the peak RSS")
+    argv = [grundy_exe, "compute", "--rows", "8192", "--cols", "8192", "-o",
+            str(tmp_path / "t.h5"), "--threads", "2", "--quiet", "--force"]
+    status, rss = peak_rss(argv, tmp_path)
+    assert status == 0 and (tmp_path / "t.h5.pyramid").exists()
+    refused(run(argv + ["--max-memory", str(int(rss * 0.99))]), "needs about")
+
+
 def test_periods_counts_the_settled_rows_tables(grundy_exe, tmp_path):
     # 1024 rows with a ring of 100 MB: 24 576 columns, 50.3 MB, and the settled rows' tables up
     # to 23.6 MB more; 120 MB would hold the ring, the windows and the program alone.
