@@ -95,9 +95,6 @@ struct AnalysisOptions {
 uint64_t estimate_analysis_bytes(const TableSource& table, const AnalysisOptions& options);
 void check_analysis_memory(const TableSource& table, const AnalysisOptions& options);
 
-// Parses "periodicity,verify,ppositions,properties" (any subset) into options. Throws Error.
-void parse_passes(const std::string& text, AnalysisOptions& options);
-
 struct AnalysisReport {
     std::string path;
     uint64_t rows = 0, cols = 0;
@@ -117,7 +114,5 @@ AnalysisReport analyze(const TableSource& table, const AnalysisOptions& options)
 // Opens the stored table, runs analyze(), then stores the results under /analysis in the file
 // and writes the CSV. Throws grundy::Error for bad files.
 AnalysisReport analyze_table(const std::string& path, const AnalysisOptions& options);
-std::string summary_text(const AnalysisReport& report);
-std::string summary_json(const AnalysisReport& report);
 
 }  // namespace grundy

@@ -90,14 +90,8 @@ struct PeriodsResult {
     bool second_pass = false;  // whether phase 2 was needed (P did not divide the ring)
     uint64_t ring_len = 0;     // columns per row in the ring that gave the preperiods
     std::string kernel;
-    int threads = 1;          // threads that swept the strip (with ranks: in each rank)
-    uint64_t bands = 1;       // bands of rows they swept as tiles
-    int ranks = 1;            // processes (MPI ranks) that swept it
-    uint64_t bytes_sent = 0;  // between the ranks, all together
-    // times the rows were cut again as rows settled, and rows that changed hands, all together
-    uint64_t rebalances = 0, rows_moved = 0;
-    // on rank 0: each rank's time spent waiting for messages and for the others
-    std::vector<double> rank_wait_seconds;
+    int threads = 1;     // threads that swept the strip (with ranks: in each rank)
+    uint64_t bands = 1;  // bands of rows they swept as tiles
     double seconds = 0.0;
 };
 
@@ -116,22 +110,5 @@ void check_periods_memory(const PeriodsOptions& options);
 // Checks the options (check_periods_options) and certifies. Throws grundy::Error for a checkpoint
 // in a missing directory and for a corrupt or mismatched checkpoint.
 PeriodsResult certify_row_periods(const PeriodsOptions& options);
-
-// /analysis/row_periods in a new HDF5 file (the layout of `grundy analyze`,
-// docs/file-format.md, with the certificate as the group's attributes), written whole
-// (PATH.part, renamed). A stopped run's file lists every row asked for, the ones not certified
-// yet undetermined, and has complete = 0, resumable = 1 and the group's attributes
-// certified_rows and column instead of the certificate.
-void write_periods_hdf5(const std::string& path, const PeriodsResult& result, bool force);
-
-// The rows of a result as its files list them: rows_asked rows, those not in `rows`
-// undetermined; and the comment lines a stopped run's CSV starts with (none when certified).
-std::vector<RowPeriod> listed_rows(const PeriodsResult& result);
-std::vector<std::string> periods_comment(const PeriodsResult& result);
-
-// The CSV and HDF5 files of PeriodsOptions (csv, output) for this result: what
-// certify_row_periods writes after every checkpoint and at the end. Throws grundy::Error if one
-// cannot be written (the old file is then intact).
-void write_periods_files(const PeriodsOptions& options, const PeriodsResult& result);
 
 }  // namespace grundy

@@ -1,12 +1,11 @@
 // One row's period, whichever way it was found: by the criterion of periodicity.hpp on the
 // stored columns of a table (`grundy analyze`, grundy/analysis.hpp) or certified for ever by a
-// strip (`grundy periods`, grundy/periods.hpp); and the one row-periods CSV that both write.
+// strip (`grundy periods`, grundy/periods.hpp). Both write it in the one row-periods CSV of
+// src/DESIGN.md (section 5.3) and docs/file-format.md.
 #pragma once
 
 #include <cstdint>
 #include <optional>
-#include <ostream>
-#include <string>
 #include <vector>
 
 #include "grundy/periodicity.hpp"
@@ -29,17 +28,5 @@ struct RowPeriod {
     // rather than a wrong one. Certified rows: empty unless PeriodsOptions::keep_blocks.
     std::vector<uint32_t> block;
 };
-
-// The row-periods CSV of src/DESIGN.md (section 5.3), the same for `grundy analyze` and
-// `grundy periods`:
-// row,preperiod,period,periods_observed,certified,block (block space-separated, empty without
-// `blocks`; preperiod, period and periods_observed empty where the row is undetermined, and
-// periods_observed empty for a certified row). `comment` lines, if any, come first, each
-// prefixed with "# ". Written whole or not at all (PATH.tmp, renamed).
-void write_row_periods_csv(const std::string& path, const std::vector<RowPeriod>& rows,
-                           const std::vector<std::string>& comment = {}, bool blocks = true);
-// The same CSV (header and rows) to a stream, e.g. standard output.
-void write_row_periods_csv(std::ostream& out, const std::vector<RowPeriod>& rows,
-                           bool blocks = true);
 
 }  // namespace grundy

@@ -15,7 +15,7 @@
 #include <tuple>
 #include <vector>
 
-#include "engine/big_memory.hpp"
+#include "base/big_memory.hpp"
 
 namespace grundy::analysis {
 
@@ -92,7 +92,7 @@ void run_band(const RowBand& band, uint64_t pieces, RowBandReader& reader,
 // The band buffer's rows are one cache line more than a row apart: the column and diagonal
 // checks walk down the band, and rows a power of two apart would all fall into the same few
 // cache sets. In 4 KiB pages: on the project's machine the first touch of 2 MiB pages costs
-// more (engine/big_memory.hpp) than the walks down the band lose to the TLB.
+// more (base/big_memory.hpp) than the walks down the band lose to the TLB.
 void stream_row_bands(const TableSource& table, std::span<RowBandPass* const> passes, int threads) {
     const int t = thread_count(threads);
     for (RowBandPass* p : passes) p->begin(t);
@@ -100,7 +100,7 @@ void stream_row_bands(const TableSource& table, std::span<RowBandPass* const> pa
     if (rows == 0 || cols == 0) return;
     const uint64_t height = std::max<uint64_t>(1, table.band_rows());
     const uint64_t stride = cols + 16;
-    const engine::SmallPageBlock memory(height * stride * sizeof(uint32_t));
+    const base::SmallPageBlock memory(height * stride * sizeof(uint32_t));
     uint32_t* buffer = static_cast<uint32_t*>(memory.data());
     const std::unique_ptr<RowBandReader> reader = table.row_bands();
     for (uint64_t y0 = 0; y0 < rows; y0 += height) {

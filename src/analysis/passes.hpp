@@ -3,13 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "analysis/band_streams.hpp"
 #include "analysis/line_set.hpp"
-#include "engine/big_memory.hpp"
+#include "base/big_memory.hpp"
 #include "grundy/analysis.hpp"
 
 namespace grundy::analysis {
@@ -34,6 +35,10 @@ class VerifyPass final : public ColumnBandPass {
     const VerifyReport& report() const { return report_; }
 
   private:
+    struct Band;  // how one column band is checked (verify.cpp)
+    Band plan(const ColumnBand& b);
+    // Every cell of the band (plan), its columns cut between the threads; the first wrong cell.
+    std::optional<WrongCell> check_band(const ColumnBand& b);
     uint64_t rows_, cols_;
     int threads_;
     const TableSource* table_;
@@ -127,7 +132,7 @@ class PropertiesPass final : public RowBandPass {
     // Column x's set: a bitset over the words col_first_[x] .. (x + Y - 1) / 64 at
     // col_bits_[col_offset_[x]]; values below the first word are not checked for repeats.
     std::vector<uint64_t> col_first_, col_offset_;
-    engine::HugeArray<uint64_t> col_bits_;
+    base::HugeArray<uint64_t> col_bits_;
     std::vector<Diagonal> diagonals_;  // diagonal x - y at index x - y + rows - 1
     std::vector<uint64_t> row_mex_;    // the least value missing from row y (rows with X > 2y)
     // Symmetry fingerprints: for m < min(rows, cols), sum over row m right of the diagonal and

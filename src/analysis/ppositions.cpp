@@ -6,7 +6,7 @@
 
 #include "analysis/message.hpp"
 #include "analysis/passes.hpp"
-#include "engine/simd_clones.hpp"
+#include "base/simd_clones.hpp"
 #include "grundy/play.hpp"
 
 namespace grundy {

@@ -1,12 +1,13 @@
 // analyze: runs the chosen passes over one table (verify by column bands, the others in one
-// shared row-band stream), and renders the summary as text or JSON. Storing the results and
-// writing the CSV is analyze_table's, in io/analyze_file.cpp.
+// shared row-band stream), and renders the summary as text or JSON (summary.hpp). Storing the
+// results and writing the CSV is analyze_table's, in io/analysis_h5.cpp.
 #include <cstdio>
 #include <memory>
 #include <sstream>
 
 #include "analysis/message.hpp"
 #include "analysis/passes.hpp"
+#include "analysis/summary.hpp"
 #include "grundy/analysis.hpp"
 #include "grundy/error.hpp"
 

@@ -99,6 +99,58 @@ VerifyPass::VerifyPass(uint64_t rows, uint64_t cols, int threads, const TableSou
       row_sets_(rows),
       diag_sets_(rows + cols - 1) {}
 
+// A column band's plan: its threads, the window of its columns' bitsets, and the mirrors of its
+// cells above the diagonal.
+struct VerifyPass::Band {
+    uint64_t T;  // threads, each with a contiguous range of the band's columns
+    // Values of column x below the current row, as a bitset over the words cofs .. cofs +
+    // cwords - 1: a correct column holds values in [x - 2Y, x + Y] only (so wide tables cost
+    // O(Y) per column, not O(x)); others are wrong and caught at their own cell first.
+    uint64_t cofs, cwords;
+    // The mirrors of the band's cells above the diagonal, (y, x) for x < y < mirror_end: rows
+    // x0 .. mirror_rows - 1 of the columns x0 .. mirror_end - 1 (the row band across from it),
+    // in mirror_ with mirror_width values per row.
+    uint64_t mirror_end, mirror_width;
+    bool mirrored;
+    // Where every cell above the diagonal has its mirror (rows <= cols), no cell checked by a
+    // mex has one of them in its column or diagonal (both lie below the diagonal with it): they
+    // go into their row's set only, and one that differs from its mirror gets a direct mex.
+    bool all_mirrored;
+};
+
+VerifyPass::Band VerifyPass::plan(const ColumnBand& b) {
+    const uint64_t Y = rows_, x1 = b.x0 + b.width;
+    Band band;
+    // Small bands are not worth a parallel region.
+    band.T =
+        Y * b.width < 65536 ? 1 : std::max<uint64_t>(1, std::min<uint64_t>(threads_, b.width / 16));
+    band.cofs = b.x0 > 2 * Y ? (b.x0 - 2 * Y) / 64 : 0;
+    band.cwords = (x1 + Y) / 64 + 2 - band.cofs;
+    band.mirror_end = table_ ? std::min(cols_, Y) : 0;
+    const uint64_t mirror_rows = std::min(x1, band.mirror_end);
+    band.mirror_width = band.mirror_end > b.x0 ? band.mirror_end - b.x0 : 0;
+    if (mirror_rows > b.x0 && band.mirror_width > 1) {
+        mirror_.resize((mirror_rows - b.x0) * band.mirror_width);
+        table_->read(b.x0, b.x0, band.mirror_width, mirror_rows - b.x0, mirror_.data());
+    } else {
+        mirror_.clear();
+    }
+    band.mirrored = !mirror_.empty();
+    band.all_mirrored = band.mirrored && Y <= cols_;
+    return band;
+}
+
+void VerifyPass::consume(const ColumnBand& b) {
+    const std::optional<WrongCell> found = check_band(b);
+    if (found) {
+        report_.cells_checked += found->y * b.width + (found->x - b.x0);
+        report_.wrong = found;
+        return;
+    }
+    for (uint64_t x = b.x0; x < b.x0 + b.width; ++x) diag_sets_[x].release();  // ending here
+    report_.cells_checked += b.width * rows_;
+}
+
 // The band is swept row by row (bottom up), each row left to right: a row set is then hot for
 // the whole band, and the few hundred diagonals crossing a band stay in cache from one row to
 // the next. Column order would touch every row's and diagonal's set once per column, which is
@@ -107,38 +159,19 @@ VerifyPass::VerifyPass(uint64_t rows, uint64_t cols, int threads, const TableSou
 // row set holds everything to its left, its column bitset is the thread's own, and a diagonal
 // through it comes from the row below and the column to its left. No set is touched by two
 // threads at once, and there is no barrier per row (a time slice each on a busy machine).
-void VerifyPass::consume(const ColumnBand& b) {
-    const uint64_t Y = rows_, x1 = b.x0 + b.width;
-    // Small bands are not worth a parallel region.
-    const uint64_t T =
-        Y * b.width < 65536 ? 1 : std::max<uint64_t>(1, std::min<uint64_t>(threads_, b.width / 16));
+std::optional<WrongCell> VerifyPass::check_band(const ColumnBand& b) {
+    const Band band = plan(b);
+    const uint64_t Y = rows_, T = band.T;
     constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
     std::vector<std::atomic<uint64_t>> done(T);  // rows of this band thread t has finished
     for (auto& d : done) d.store(0);
     std::atomic<uint64_t> stop_row{kNone};  // rows after a wrong cell's row need no checking
     std::optional<WrongCell> found;
-    // Values of column x below the current row, as a bitset over the words cofs .. cofs +
-    // cwords - 1: a correct column holds values in [x - 2Y, x + Y] only (so wide tables cost
-    // O(Y) per column, not O(x)); others are wrong and caught at their own cell first.
-    const uint64_t cofs = b.x0 > 2 * Y ? (b.x0 - 2 * Y) / 64 : 0;
-    const uint64_t cwords = (x1 + Y) / 64 + 2 - cofs;
-    // The mirrors of the band's cells above the diagonal, (y, x) for x < y < mirror_end: rows
-    // x0 .. mirror_rows - 1 of the columns x0 .. mirror_end - 1 (the row band across from it).
-    const uint64_t mirror_end = table_ ? std::min(cols_, Y) : 0;
-    const uint64_t mirror_rows = std::min(x1, mirror_end);
-    const uint64_t mirror_width = mirror_end > b.x0 ? mirror_end - b.x0 : 0;
-    if (mirror_rows > b.x0 && mirror_width > 1) {
-        mirror_.resize((mirror_rows - b.x0) * mirror_width);
-        table_->read(b.x0, b.x0, mirror_width, mirror_rows - b.x0, mirror_.data());
-    } else {
-        mirror_.clear();
-    }
-    const bool mirrored = !mirror_.empty();
+    const uint64_t cofs = band.cofs, cwords = band.cwords;
+    const uint64_t mirror_end = band.mirror_end, mirror_width = band.mirror_width;
+    const bool mirrored = band.mirrored;
     const uint32_t* mirror = mirror_.data();
-    // Where every cell above the diagonal has its mirror (rows <= cols), no cell checked by a
-    // mex has one of them in its column or diagonal (both lie below the diagonal with it): they
-    // go into their row's set only, and one that differs from its mirror gets a direct mex.
-    const bool all_mirrored = mirrored && Y <= cols_;
+    const bool all_mirrored = band.all_mirrored;
 #pragma omp parallel num_threads(static_cast <int>(T))
     {
         const uint64_t t = static_cast<uint64_t>(omp_get_thread_num());
@@ -208,13 +241,7 @@ void VerifyPass::consume(const ColumnBand& b) {
         if (mine && (!found || mine->y < found->y || (mine->y == found->y && mine->x < found->x)))
             found = mine;
     }
-    if (found) {
-        report_.cells_checked += found->y * b.width + (found->x - b.x0);
-        report_.wrong = found;
-        return;
-    }
-    for (uint64_t x = b.x0; x < x1; ++x) diag_sets_[x].release();  // diagonals ending here
-    report_.cells_checked += b.width * Y;
+    return found;
 }
 
 }  // namespace analysis

@@ -1,6 +1,7 @@
 // grundy analyze: the analysis passes over a stored table (grundy/analysis.hpp does the work).
 #include <iostream>
 
+#include "analysis/summary.hpp"
 #include "app/command.hpp"
 #include "app/options.hpp"
 #include "grundy/analysis.hpp"
@@ -24,7 +25,7 @@ void describe(po::options_description& o, std::vector<std::string>& positional) 
     positional = {"file"};
 }
 
-int run(const po::variables_map& v) {
+int run(const po::variables_map& v, const Context&) {
     AnalysisOptions options;
     parse_passes(v["passes"].as<std::string>(), options);
     if (v.count("csv")) options.csv_path = v["csv"].as<std::string>();

@@ -19,6 +19,7 @@
 #include "grundy/error.hpp"
 #include "grundy/hdf5_writer.hpp"
 #include "grundy/memory.hpp"
+#include "io/pyramid_file.hpp"
 #include "view/pyramid.hpp"
 
 namespace grundy::app {
@@ -93,7 +94,18 @@ void check_fits(const EngineOptions& e, const std::string* output, bool pyramid,
                     human_bytes(static_cast<double>(free)) + " are free for " + *output);
 }
 
-int run(const po::variables_map& v) {
+// What the options ask for, checked for their syntax and their combinations.
+struct Request {
+    EngineOptions engine;
+    Compression compression;
+    std::string output;  // empty: --no-output
+    bool resume = false, force = false, quiet = false, no_pyramid = false;
+    double checkpoint = 0;
+    bool allocate_ahead = true;
+    uint64_t pause_after_chunks = 0;
+};
+
+Request parse(const po::variables_map& v) {
     const uint64_t max_side = uint64_t{1} << 31;
     const uint64_t rows = count_option(v, "rows", 1, max_side);
     const uint64_t cols = count_option(v, "cols", 1, max_side);
@@ -102,131 +114,156 @@ int run(const po::variables_map& v) {
     if (no_output == has_output)
         throw Error(no_output ? "give either --output or --no-output, not both"
                               : "--output FILE.h5 is required (or --no-output to discard)");
-    EngineOptions engine;
+    Request r;
+    EngineOptions& engine = r.engine;
     engine.rows = rows;
     engine.cols = cols;
     engine.threads = parse_threads(v);
     engine.tile = v.count("tile") ? static_cast<uint32_t>(count_option(v, "tile", 8, 4096)) : 0;
     engine.kernel = parse_mex_kernel(v["kernel"].as<std::string>());
-    const Compression compression = Compression::parse(v["compression"].as<std::string>());
-    const std::string output = has_output ? v["output"].as<std::string>() : std::string();
-    const bool resume = v["resume"].as<bool>();
-    if (resume && !has_output) throw Error("--resume needs --output F.h5, the file to continue");
-    const double checkpoint = seconds_option(v, "checkpoint-every");
+    r.compression = Compression::parse(v["compression"].as<std::string>());
+    r.output = has_output ? v["output"].as<std::string>() : std::string();
+    r.resume = v["resume"].as<bool>();
+    if (r.resume && !has_output) throw Error("--resume needs --output F.h5, the file to continue");
+    r.checkpoint = seconds_option(v, "checkpoint-every");
     // GRUNDY_PREALLOCATE=0: no room allocated ahead of the chunks, for file systems whose
     // fallocate is emulated by writing (docs/cli.md, "Stopping and resuming"); the tests use it to
     // make a full disk strike inside HDF5.
     const char* preallocate = std::getenv("GRUNDY_PREALLOCATE");
-    const bool allocate_ahead = !(preallocate && std::string(preallocate) == "0");
+    r.allocate_ahead = !(preallocate && std::string(preallocate) == "0");
+    r.force = v["force"].as<bool>();
+    r.quiet = v["quiet"].as<bool>();
+    r.no_pyramid = v["no-pyramid"].as<bool>();
+    r.pause_after_chunks = v.count("test-pause-after-chunks")
+                               ? count_option(v, "test-pause-after-chunks", 1, ~uint64_t{0})
+                               : 0;
+    return r;
+}
 
-    // Signals stop the run from here on: before the handlers, a signal ends the process and
-    // leaves no file (or, resuming, the file as it was).
-    engine.cancel = &install_stop_handlers();
-    // A new file is created only once the run is known to fit, so that a refused run leaves an
-    // existing file as it was (--force); a stopped run's file is opened first, read-only, for
-    // the check of what is left of it (and a refused resume leaves it as it was).
-    const MemoryBudget budget = budget_option(v);
-    // The zoomed-out views of `grundy view`, built from the tiles as they go by, beside the
-    // table (never inside it). Not on a resume: the tiles taken over do not come by again.
-    const bool pyramid = has_output && !resume && !v["no-pyramid"].as<bool>() &&
-                         view::top_level(rows, cols) >= view::kPyramidBase;
-    if (v["estimate"].as<bool>()) {
-        std::cout << compute_estimate(engine, has_output ? &output : nullptr, pyramid, compression,
-                                      budget);
-        return 0;
-    }
-    if (!resume)
-        check_fits(engine, has_output ? &output : nullptr, pyramid, compression, 1.0, budget);
-    std::unique_ptr<Hdf5Writer> writer;
-    if (has_output)
-        writer = std::make_unique<Hdf5Writer>(Hdf5WriterOptions{
-            .path = output,
-            .force = v["force"].as<bool>(),
-            .compression = compression,
-            .resume = resume,
-            .checkpoint_seconds = checkpoint,
-            .preallocate = allocate_ahead,
-            .pause_after_chunks = v.count("test-pause-after-chunks")
-                                      ? count_option(v, "test-pause-after-chunks", 1, ~uint64_t{0})
-                                      : 0,
-            // The whole process stops, its threads included: a test then signals or kills it
-            // at exactly this point.
-            .paused = [] { ::kill(::getpid(), SIGSTOP); },
-        });
-    if (resume) {
-        // The run must be the stopped one; --tile and --compression, when not given, are the
-        // file's. Only the missing tiles need room on the disk.
-        writer->resume_into(engine, !v["compression"].defaulted());
-        check_fits(engine, &output, false, writer->compression(), 1.0 - writer->stored_share(),
-                   budget);
-    }
-    const bool quiet = v["quiet"].as<bool>();
-    NullSink discard;
-    TileSink& table_sink = writer ? static_cast<TileSink&>(*writer) : discard;
-    view::PyramidSink pyramid_sink(table_sink);
-    TileSink& sink = pyramid ? static_cast<TileSink&>(pyramid_sink) : table_sink;
+// The output file, once the run is known to fit (a new one), or the stopped run's, opened
+// first, read-only, for the check of what is left of it.
+std::unique_ptr<Hdf5Writer> open_output(const Request& r) {
+    if (r.output.empty()) return nullptr;
+    return std::make_unique<Hdf5Writer>(Hdf5WriterOptions{
+        .path = r.output,
+        .force = r.force,
+        .compression = r.compression,
+        .resume = r.resume,
+        .checkpoint_seconds = r.checkpoint,
+        .preallocate = r.allocate_ahead,
+        .pause_after_chunks = r.pause_after_chunks,
+        // The whole process stops, its threads included: a test then signals or kills it
+        // at exactly this point.
+        .paused = [] { ::kill(::getpid(), SIGSTOP); },
+    });
+}
 
+// The table computed into `sink`, a second signal ending the process at once.
+EngineStats compute(const Request& r, const po::variables_map& v, TileSink& sink, bool new_file) {
     // Not a resumed file: it holds the earlier runs' work, which a second signal must not
     // throw away; it is only left as it is.
-    abort_on_second_signal(writer && !resume ? output : std::string());
-    ProgressReporter progress(progress_wanted(v["progress"].as<bool>(), quiet), rows * cols);
+    abort_on_second_signal(new_file ? r.output : std::string());
+    ProgressReporter progress(progress_wanted(v["progress"].as<bool>(), r.quiet),
+                              r.engine.rows * r.engine.cols);
+    EngineOptions engine = r.engine;
     engine.cells_done = &progress.counter();
     const EngineStats stats = compute_table(engine, sink);
     progress.stop();
     abort_on_second_signal(std::string());  // from now on the file is kept or completed
-    if (stats.cancelled) {
-        // Nothing kept, nothing to resume: the run is simply lost (exit status 2).
-        if (!writer)
-            throw Error("interrupted by signal " + std::to_string(stop_signal()) + " after " +
-                        std::to_string(stats.tiles_done) + " of " + std::to_string(stats.tiles) +
-                        " tiles; nothing was kept (--no-output)");
-        // A full disk stops the run like a signal; the file keeps every chunk written before.
-        // If it cannot even be closed, stop() removes it and throws: exit status 2.
-        writer->stop(stats);
-        const std::string kept = "; " + output + " keeps them: ";
-        if (const std::optional<std::string> full = writer->write_failure())
-            std::cerr << "grundy compute: " << *full << "; stopped after " << writer->tiles_stored()
-                      << " of " << stats.tiles << " tiles" << kept
-                      << "free some space, then run the same command again with --resume"
-                      << std::endl;
-        else
-            std::cerr << "grundy compute: interrupted by signal " << stop_signal() << " after "
-                      << stats.tiles_done << " of " << stats.tiles << " tiles" << kept
-                      << "run the same command again with --resume to continue" << std::endl;
-        return kExitResumable;
+    return stats;
+}
+
+// A run stopped by a signal or a full disk: the file kept for --resume (exit status 75).
+int stopped(const EngineStats& stats, Hdf5Writer* writer, const std::string& output) {
+    // Nothing kept, nothing to resume: the run is simply lost (exit status 2).
+    if (!writer)
+        throw Error("interrupted by signal " + std::to_string(stop_signal()) + " after " +
+                    std::to_string(stats.tiles_done) + " of " + std::to_string(stats.tiles) +
+                    " tiles; nothing was kept (--no-output)");
+    // A full disk stops the run like a signal; the file keeps every chunk written before.
+    // If it cannot even be closed, stop() removes it and throws: exit status 2.
+    writer->stop(stats);
+    const std::string kept = "; " + output + " keeps them: ";
+    if (const std::optional<std::string> full = writer->write_failure())
+        std::cerr << "grundy compute: " << *full << "; stopped after " << writer->tiles_stored()
+                  << " of " << stats.tiles << " tiles" << kept
+                  << "free some space, then run the same command again with --resume" << std::endl;
+    else
+        std::cerr << "grundy compute: interrupted by signal " << stop_signal() << " after "
+                  << stats.tiles_done << " of " << stats.tiles << " tiles" << kept
+                  << "run the same command again with --resume to continue" << std::endl;
+    return kExitResumable;
+}
+
+// The summary line on standard output.
+void report(const EngineStats& stats, const Hdf5Writer* writer, const Request& r) {
+    char line[512];
+    const double rate = stats.seconds > 0 ? stats.cells / stats.seconds : 0.0;
+    int n = std::snprintf(line, sizeof line,
+                          "%llu cells in %.3f s, %s cells/s, %.2f ns/cell, %d threads, "
+                          "tile %u, %s kernel, windows at most %s",
+                          static_cast<unsigned long long>(stats.cells), stats.seconds,
+                          human(rate).c_str(), rate > 0 ? 1e9 / rate * stats.threads : 0.0,
+                          stats.threads, stats.tile, mex_kernel_name(stats.kernel),
+                          human_bytes(static_cast<double>(stats.peak_state_bytes)).c_str());
+    if (writer && n > 0 && static_cast<size_t>(n) < sizeof line) {
+        const double file = static_cast<double>(writer->file_bytes());
+        n += std::snprintf(line + n, sizeof line - n, ", %s written to %s, ratio %.2f",
+                           human_bytes(file).c_str(), r.output.c_str(),
+                           file > 0 ? writer->raw_bytes() / file : 0.0);
     }
+    if (r.resume && n > 0 && static_cast<size_t>(n) < sizeof line)
+        std::snprintf(line + n, sizeof line - n, "; resumed: %llu cells replayed in %.3f s",
+                      static_cast<unsigned long long>(stats.cells_resumed), stats.replay_seconds);
+    std::cout << line << std::endl;
+}
+
+int run(const po::variables_map& v, const Context&) {
+    Request r = parse(v);
+    // Signals stop the run from here on: before the handlers, a signal ends the process and
+    // leaves no file (or, resuming, the file as it was).
+    r.engine.cancel = &install_stop_handlers();
+    // A new file is created only once the run is known to fit, so that a refused run leaves an
+    // existing file as it was (--force); a stopped run's file is opened first, read-only, for
+    // the check of what is left of it (and a refused resume leaves it as it was).
+    const MemoryBudget budget = budget_option(v);
+    const bool has_output = !r.output.empty();
+    // The zoomed-out views of `grundy view`, built from the tiles as they go by, beside the
+    // table (never inside it). Not on a resume: the tiles taken over do not come by again.
+    const bool pyramid = has_output && !r.resume && !r.no_pyramid &&
+                         view::top_level(r.engine.rows, r.engine.cols) >= view::kPyramidBase;
+    if (v["estimate"].as<bool>()) {
+        std::cout << compute_estimate(r.engine, has_output ? &r.output : nullptr, pyramid,
+                                      r.compression, budget);
+        return 0;
+    }
+    if (!r.resume)
+        check_fits(r.engine, has_output ? &r.output : nullptr, pyramid, r.compression, 1.0, budget);
+    const std::unique_ptr<Hdf5Writer> writer = open_output(r);
+    if (r.resume) {
+        // The run must be the stopped one; --tile and --compression, when not given, are the
+        // file's. Only the missing tiles need room on the disk.
+        writer->resume_into(r.engine, !v["compression"].defaulted());
+        check_fits(r.engine, &r.output, false, writer->compression(), 1.0 - writer->stored_share(),
+                   budget);
+    }
+    NullSink discard;
+    TileSink& table_sink = writer ? static_cast<TileSink&>(*writer) : discard;
+    view::PyramidSink pyramid_sink(table_sink);
+    TileSink& sink = pyramid ? static_cast<TileSink&>(pyramid_sink) : table_sink;
+    const EngineStats stats = compute(r, v, sink, writer && !r.resume);
+    if (stats.cancelled) return stopped(stats, writer.get(), r.output);
     // Before the table says it is complete, so that a complete table has its pyramid; a stale
     // one of an earlier file is replaced (or removed, when none is written).
     if (writer) {
-        const std::string side = view::pyramid_path(output);
+        const std::string side = io::pyramid_path(r.output);
         if (pyramid)
-            view::save_pyramid(pyramid_sink.finish(), side);
+            io::save_pyramid(pyramid_sink.finish(), side);
         else
             std::remove(side.c_str());
         writer->finish(stats);
     }
-    if (!quiet) {
-        char line[512];
-        const double rate = stats.seconds > 0 ? stats.cells / stats.seconds : 0.0;
-        int n = std::snprintf(line, sizeof line,
-                              "%llu cells in %.3f s, %s cells/s, %.2f ns/cell, %d threads, "
-                              "tile %u, %s kernel, windows at most %s",
-                              static_cast<unsigned long long>(stats.cells), stats.seconds,
-                              human(rate).c_str(), rate > 0 ? 1e9 / rate * stats.threads : 0.0,
-                              stats.threads, stats.tile, mex_kernel_name(stats.kernel),
-                              human_bytes(static_cast<double>(stats.peak_state_bytes)).c_str());
-        if (writer && n > 0 && static_cast<size_t>(n) < sizeof line) {
-            const double file = static_cast<double>(writer->file_bytes());
-            n += std::snprintf(line + n, sizeof line - n, ", %s written to %s, ratio %.2f",
-                               human_bytes(file).c_str(), output.c_str(),
-                               file > 0 ? writer->raw_bytes() / file : 0.0);
-        }
-        if (resume && n > 0 && static_cast<size_t>(n) < sizeof line)
-            std::snprintf(line + n, sizeof line - n, "; resumed: %llu cells replayed in %.3f s",
-                          static_cast<unsigned long long>(stats.cells_resumed),
-                          stats.replay_seconds);
-        std::cout << line << std::endl;
-    }
+    if (!r.quiet) report(stats, writer.get(), r);
     return 0;
 }
 

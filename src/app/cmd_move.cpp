@@ -44,7 +44,7 @@ int run_sum(const po::variables_map& v) {
     return 0;
 }
 
-int run(const po::variables_map& v) {
+int run(const po::variables_map& v, const Context&) {
     if (v.count("sum")) return run_sum(v);
     if (v.count("table") || v["explain"].as<bool>())
         throw Error("--table and --explain apply to --sum");

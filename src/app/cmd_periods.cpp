@@ -15,13 +15,14 @@
 
 #include "app/command.hpp"
 #include "app/options.hpp"
-#include "app/program.hpp"
 #include "app/progress.hpp"
 #include "app/signals.hpp"
 #include "grundy/error.hpp"
 #include "grundy/periods.hpp"
-#include "strip/rank_link.hpp"
-#include "strip/run_hooks.hpp"
+#include "io/periods_files.hpp"
+#include "io/row_periods_format.hpp"
+#include "strip/certify/run_hooks.hpp"
+#include "strip/ranks/rank_link.hpp"
 
 namespace grundy::app {
 namespace {
@@ -96,8 +97,6 @@ std::function<void(uint64_t)> test_delay(const po::variables_map& v,
     };
 }
 
-// The ranks' line of the summary: what they sent, how often rows changed hands, and how long
-// each waited (the figure to look at when ranks are slower than threads).
 // A stopped run's rows: how many are certified, and where they went.
 void report_stop(const PeriodsResult& r, const PeriodsOptions& o) {
     const uint64_t k = r.rows.size();
@@ -115,23 +114,26 @@ void report_stop(const PeriodsResult& r, const PeriodsOptions& o) {
                      static_cast<unsigned long long>(r.column), where.c_str());
 }
 
-void print_ranks(const PeriodsResult& r) {
+// The ranks' line of the summary: what they sent, how often rows changed hands, and how long
+// each waited (the figure to look at when ranks are slower than threads).
+void print_ranks(const PeriodsResult& r, const strip::RankStats& ranks) {
     std::string waits;
-    for (const double w : r.rank_wait_seconds)
+    for (const double w : ranks.wait_seconds)
         waits += (waits.empty() ? "" : ", ") + std::to_string(w).substr(0, 5);
     std::fprintf(stderr,
                  "%d MPI ranks of %d thread%s each: %.3g MB sent between them; rows "
                  "cut again %llu times as they settled (%llu rows moved); seconds each "
                  "rank waited for its neighbour's columns or the others' blocks: %s\n",
-                 r.ranks, r.threads, r.threads == 1 ? "" : "s",
-                 static_cast<double>(r.bytes_sent) / 1e6,
-                 static_cast<unsigned long long>(r.rebalances),
-                 static_cast<unsigned long long>(r.rows_moved), waits.c_str());
+                 ranks.ranks, r.threads, r.threads == 1 ? "" : "s",
+                 static_cast<double>(ranks.bytes_sent) / 1e6,
+                 static_cast<unsigned long long>(ranks.rebalances),
+                 static_cast<unsigned long long>(ranks.rows_moved), waits.c_str());
 }
 
-int run(const po::variables_map& v) {
+// The options as the library takes them; ranges are the library's to check
+// (check_periods_options), here only the syntax.
+PeriodsOptions parse(const po::variables_map& v) {
     PeriodsOptions o;
-    // Ranges are the library's to check (check_periods_options); here only the syntax.
     o.rows = count_option(v, "rows", 0, ~uint64_t{0});
     o.threads = parse_threads(v);
     if (o.threads == 0) o.threads = omp_get_max_threads();
@@ -142,7 +144,6 @@ int run(const po::variables_map& v) {
     o.resume = v["resume"].as<bool>();
     o.ring_budget_bytes = size_option(v, "ring-memory");
     if (v.count("max-memory")) o.max_memory = size_option(v, "max-memory", 1);
-    const bool quiet = v["quiet"].as<bool>();
     // The library writes the files (after every checkpoint, and at the end however the run
     // ends) and checks them before it starts: their folders, an existing output.
     if (v.count("csv")) o.csv = v["csv"].as<std::string>();
@@ -151,12 +152,15 @@ int run(const po::variables_map& v) {
     o.csv_blocks = !v["no-blocks"].as<bool>();
     // Blocks take 2 bytes per period column and row: keep them only where they are written.
     o.keep_blocks = o.csv_blocks || !o.output.empty();
-    check_periods_options(o);
-    o.cancel = &install_stop_handlers();
-    // grundy-mpi: every rank sweeps its rows; rank 0 shows the progress and writes the results.
+    return o;
+}
+
+// The run's hooks: grundy-mpi's link (every rank sweeps its rows) and the testing aids.
+strip::RunHooks hooks_of(const po::variables_map& v, const Context& context,
+                         const std::atomic<bool>& stop) {
     strip::RunHooks hooks;
-    hooks.link = rank_link();
-    if (v.count("test-delay-us")) hooks.after_block = test_delay(v, *o.cancel);
+    hooks.link = context.link;
+    if (v.count("test-delay-us")) hooks.after_block = test_delay(v, stop);
     if (v.count("test-save-delay-us")) {
         // A save held half done, so that a test can kill the run there (the earlier checkpoint
         // must survive).
@@ -164,70 +168,92 @@ int run(const po::variables_map& v) {
             std::chrono::microseconds(count_option(v, "test-save-delay-us", 0, 60000000));
         hooks.before_commit = [us] { std::this_thread::sleep_for(us); };
     }
-    const bool writer = !hooks.link || hooks.link->rank() == 0;
-    PeriodsProgress progress;
-    if (writer) o.progress = &progress;
-    ProgressReporter line(writer && progress_wanted(v["progress"].as<bool>(), quiet),
-                          periods_line(progress));
-    const PeriodsResult r = strip::certify_row_periods(o, hooks);
-    line.stop();
-    if (!writer) return exit_status(r);  // rank 0 says why
+    return hooks;
+}
 
+// An interrupted run: why, and how to continue it (exit status 75), or an error when nothing
+// can continue it.
+int report_interrupted(const PeriodsResult& r, const PeriodsOptions& o) {
+    if (!r.checkpoint_error.empty()) {
+        std::cerr << r.checkpoint_error << "; "
+                  << (std::filesystem::exists(o.checkpoint)
+                          ? "the previous checkpoint " + o.checkpoint + " is intact"
+                          : "no checkpoint was saved")
+                  << ": free some space, then run the same command again with --resume "
+                     "(exit status 75)"
+                  << std::endl;
+        return kExitCheckpointed;
+    }
+    if (!r.checkpoint_saved)
+        throw Error("interrupted by signal " + std::to_string(stop_signal()) +
+                    "; no checkpoint saved (no --checkpoint given): --resume cannot continue it");
+    std::cerr << "interrupted by signal " << stop_signal() << ": checkpoint saved to "
+              << o.checkpoint << "; run again with --resume (exit status 75)" << std::endl;
+    return kExitCheckpointed;
+}
+
+// A certified run's summary line.
+void report_certified(const PeriodsResult& r, const PeriodsOptions& o) {
+    uint64_t max_pre = 0, max_per = 0;
+    for (const auto& row : r.rows) {
+        max_pre = std::max(max_pre, row.periodicity->preperiod);
+        max_per = std::max(max_per, row.periodicity->period);
+    }
+    std::fprintf(
+        stderr,
+        "certified rows 0..%llu: state after column %llu repeats after P = %llu "
+        "columns (%llu state bits, compared in full); max preperiod %llu, max "
+        "period %llu; %llu columns swept in %.3f s%s, %d thread%s (%llu bands of rows), %s "
+        "kernel, %s\n",
+        static_cast<unsigned long long>(o.rows - 1), static_cast<unsigned long long>(r.x0),
+        static_cast<unsigned long long>(r.period), static_cast<unsigned long long>(r.state_bits),
+        static_cast<unsigned long long>(max_pre), static_cast<unsigned long long>(max_per),
+        static_cast<unsigned long long>(r.columns_swept), r.seconds,
+        r.resumed ? " (this part, resumed)" : "", r.threads, r.threads == 1 ? "" : "s",
+        static_cast<unsigned long long>(r.bands), r.kernel.c_str(),
+        r.second_pass ? "second pass needed" : "preperiods from the first pass");
+}
+
+// What rank 0 (or the one process) shows of a finished run, and its exit status.
+int report(const strip::RunResult& run, const PeriodsOptions& o, bool quiet, bool ranks) {
+    const PeriodsResult& r = run.periods;
     // Without --csv the rows go to standard output, a stopped run's certified ones too.
     if (o.csv.empty()) {
         for (const auto& c : periods_comment(r)) std::cout << "# " << c << "\n";
         write_row_periods_csv(std::cout, listed_rows(r), o.csv_blocks);
     }
     if (r.status != PeriodsResult::Status::Certified && !quiet) report_stop(r, o);
-    if (r.status == PeriodsResult::Status::Interrupted) {
-        if (!r.checkpoint_error.empty()) {
-            std::cerr << r.checkpoint_error << "; "
-                      << (std::filesystem::exists(o.checkpoint)
-                              ? "the previous checkpoint " + o.checkpoint + " is intact"
-                              : "no checkpoint was saved")
-                      << ": free some space, then run the same command again with --resume "
-                         "(exit status 75)"
-                      << std::endl;
-            return kExitCheckpointed;
-        }
-        if (!r.checkpoint_saved)
-            throw Error(
-                "interrupted by signal " + std::to_string(stop_signal()) +
-                "; no checkpoint saved (no --checkpoint given): --resume cannot continue it");
-        std::cerr << "interrupted by signal " << stop_signal() << ": checkpoint saved to "
-                  << o.checkpoint << "; run again with --resume (exit status 75)" << std::endl;
-        return kExitCheckpointed;
-    }
+    if (r.status == PeriodsResult::Status::Interrupted) return report_interrupted(r, o);
     if (r.status == PeriodsResult::Status::NotCertified) {
         std::fprintf(stderr, "not certified within %llu columns (%llu columns swept in %.3f s)\n",
                      static_cast<unsigned long long>(o.max_cols),
                      static_cast<unsigned long long>(r.columns_swept), r.seconds);
-        if (hooks.link && !quiet) print_ranks(r);
+        if (ranks && !quiet) print_ranks(r, run.ranks);
         return kExitNotCertified;
     }
     if (!quiet) {
-        uint64_t max_pre = 0, max_per = 0;
-        for (const auto& row : r.rows) {
-            max_pre = std::max(max_pre, row.periodicity->preperiod);
-            max_per = std::max(max_per, row.periodicity->period);
-        }
-        std::fprintf(
-            stderr,
-            "certified rows 0..%llu: state after column %llu repeats after P = %llu "
-            "columns (%llu state bits, compared in full); max preperiod %llu, max "
-            "period %llu; %llu columns swept in %.3f s%s, %d thread%s (%llu bands of rows), %s "
-            "kernel, %s\n",
-            static_cast<unsigned long long>(o.rows - 1), static_cast<unsigned long long>(r.x0),
-            static_cast<unsigned long long>(r.period),
-            static_cast<unsigned long long>(r.state_bits), static_cast<unsigned long long>(max_pre),
-            static_cast<unsigned long long>(max_per),
-            static_cast<unsigned long long>(r.columns_swept), r.seconds,
-            r.resumed ? " (this part, resumed)" : "", r.threads, r.threads == 1 ? "" : "s",
-            static_cast<unsigned long long>(r.bands), r.kernel.c_str(),
-            r.second_pass ? "second pass needed" : "preperiods from the first pass");
-        if (hooks.link) print_ranks(r);
+        report_certified(r, o);
+        if (ranks) print_ranks(r, run.ranks);
     }
     return 0;
+}
+
+int run(const po::variables_map& v, const Context& context) {
+    PeriodsOptions o = parse(v);
+    const bool quiet = v["quiet"].as<bool>();
+    check_periods_options(o);
+    o.cancel = &install_stop_handlers();
+    const strip::RunHooks hooks = hooks_of(v, context, *o.cancel);
+    // grundy-mpi: rank 0 shows the progress and writes the results.
+    const bool writer = !hooks.link || hooks.link->rank() == 0;
+    PeriodsProgress progress;
+    if (writer) o.progress = &progress;
+    ProgressReporter line(writer && progress_wanted(v["progress"].as<bool>(), quiet),
+                          periods_line(progress));
+    const strip::RunResult result = strip::certify_row_periods(o, hooks);
+    line.stop();
+    if (!writer) return exit_status(result.periods);  // rank 0 says why
+    return report(result, o, quiet, hooks.link != nullptr);
 }
 
 const CommandRegistrar registrar(

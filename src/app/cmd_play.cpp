@@ -44,7 +44,7 @@ int run_sum(const po::variables_map& v, uint64_t max_moves) {
     return 0;
 }
 
-int run(const po::variables_map& v) {
+int run(const po::variables_map& v, const Context&) {
     const uint64_t max_moves = count_option(v, "max-moves", 0, uint64_t{1} << 40);
     if (v.count("sum")) return run_sum(v, max_moves);
     if (v.count("table")) throw Error("--table applies to --sum");

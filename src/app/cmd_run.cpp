@@ -31,12 +31,12 @@ void describe(po::options_description& o, std::vector<std::string>& positional) 
 
 // Never called: `run` takes arbitrary options after the job file, so main() sends it to
 // run_job instead of the generic parser; `describe` above only documents it.
-int run(const po::variables_map&) {
+int run(const po::variables_map&, const Context&) {
     return 0;
 }
 
 // `run` takes arbitrary options after the job file, so it parses its own arguments.
-int run_job(const Args& args) {
+int run_job(const Args& args, const Context& context) {
     if (args.empty()) throw Error("usage: grundy run JOB.ini [--option value ...]");
     if (args[0] == "--help" || args[0] == "-h") {
         std::cout << "Usage: grundy run JOB.ini [--dry-run] [--option value ...]\n\n"
@@ -83,7 +83,7 @@ int run_job(const Args& args) {
             }
             if (has_value) ++i;
         }
-        const int status = run_command(c, mine, &s.job, dry_run);
+        const int status = run_command(c, mine, &s.job, context, dry_run);
         if (status != 0) return status;
     }
     return 0;
@@ -95,8 +95,8 @@ const CommandRegistrar registrar({"run", "run a job file (INI sections named aft
 
 }  // namespace
 
-int run_job_file(const Args& args) {
-    return run_job(args);
+int run_job_file(const Args& args, const Context& context) {
+    return run_job(args, context);
 }
 
 }  // namespace grundy::app

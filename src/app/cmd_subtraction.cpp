@@ -5,9 +5,9 @@
 
 #include "app/command.hpp"
 #include "app/options.hpp"
+#include "base/atomic_file.hpp"
 #include "grundy/error.hpp"
 #include "grundy/play.hpp"
-#include "io/atomic_file.hpp"
 
 namespace grundy::app {
 namespace {
@@ -34,7 +34,7 @@ std::vector<uint64_t> parse_moves(const std::string& text) {
     return moves;
 }
 
-int run(const po::variables_map& v) {
+int run(const po::variables_map& v, const Context&) {
     const auto moves = normalize_subtraction_moves(parse_moves(v["moves"].as<std::string>()));
     const uint64_t n = count_option(v, "n", 1, kMaxSubtractionLength);
     const uint64_t show = count_option(v, "show", 0, kMaxSubtractionLength);
@@ -60,7 +60,7 @@ int run(const po::variables_map& v) {
                   << " values (try a larger --n)\n";
     if (v.count("csv")) {
         const std::string path = v["csv"].as<std::string>();
-        io::AtomicTextFile out(path);  // whole or not at all, as every CSV
+        base::AtomicTextFile out(path);  // whole or not at all, as every CSV
         out << "n,grundy\n";
         for (uint64_t i = 0; i < n; ++i) out << i << "," << uint64_t{a.values[i]} << "\n";
         out.commit();

@@ -22,7 +22,7 @@ void describe(po::options_description& o, std::vector<std::string>& positional) 
     positional = {"file"};
 }
 
-int run(const po::variables_map& v) {
+int run(const po::variables_map& v, const Context&) {
     const std::string path = v["file"].as<std::string>();
     const Hdf5TableReader table(path, v["allow-incomplete"].as<bool>());
     VerifyReport report;

@@ -10,7 +10,7 @@
 #include "app/signals.hpp"
 #include "grundy/error.hpp"
 #include "view/server.hpp"
-#include "view/table_source.hpp"
+#include "view/tile_source.hpp"
 
 namespace grundy::app {
 namespace {
@@ -57,10 +57,10 @@ std::string page_url(const std::string& bind, int port, const view::AccessToken&
            std::to_string(port) + "/" + (token.required() ? "?token=" + token.text() : "");
 }
 
-int run(const po::variables_map& v) {
+int run(const po::variables_map& v, const Context&) {
     const std::string path = v["file"].as<std::string>();
     const int port = static_cast<int>(count_option(v, "port", 0, 65535));
-    view::SourceOptions options;
+    view::TileSourceOptions options;
     options.allow_incomplete = v["allow-incomplete"].as<bool>();
     if (v.count("cache") && v.count("cache-mib"))
         throw Error("give --cache or --cache-mib, not both");
@@ -81,7 +81,7 @@ int run(const po::variables_map& v) {
         return stop.load();
     };
     const view::LeafletFiles leaflet = view::load_leaflet();
-    view::TableSource source(path, options, say);
+    view::TileSource source(path, options, say);
     if (source.stopped()) {
         say("stopped by signal " + std::to_string(stop_signal()) +
             " while building the zoomed-out views; nothing saved");

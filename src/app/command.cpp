@@ -93,14 +93,15 @@ bool parse_command_options(const Command& command, const Args& args, const JobSe
     return true;
 }
 
-int run_command(const Command& command, const Args& args, const JobSection* job, bool parse_only) {
+int run_command(const Command& command, const Args& args, const JobSection* job,
+                const Context& context, bool parse_only) {
     po::variables_map values;
     if (!parse_command_options(command, args, job, values)) return 0;
     if (parse_only) {
         std::cout << command_line(command, values) << std::endl;
         return 0;
     }
-    return command.run(values);
+    return command.run(values, context);
 }
 
 }  // namespace grundy::app

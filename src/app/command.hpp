@@ -8,10 +8,19 @@
 #include <string>
 #include <vector>
 
+namespace grundy::strip {
+class RankLink;
+}
+
 namespace grundy::app {
 
 namespace po = boost::program_options;
 using Args = std::vector<std::string>;
+
+// What a command runs in besides its options, handed down from the program (program.hpp).
+struct Context {
+    strip::RankLink* link = nullptr;  // grundy-mpi: this rank's link to the others; null in grundy
+};
 
 struct Command {
     const char* name;
@@ -23,7 +32,7 @@ struct Command {
     // order (the last may be repeated when its option is multitoken).
     void (*describe)(po::options_description& options, std::vector<std::string>& positional);
     // Runs with parsed options; returns the exit status. Throws grundy::Error on bad input.
-    int (*run)(const po::variables_map& values);
+    int (*run)(const po::variables_map& values, const Context& context);
 };
 
 // The exit status of a run that stopped before the end (a signal, a full disk) and kept
@@ -55,6 +64,6 @@ bool parse_command_options(const Command& command, const Args& args, const JobSe
 // `parse_only` (grundy run --dry-run) it stops after the parse and prints the command the
 // options make, "grundy NAME --option value ...", instead of running it.
 int run_command(const Command& command, const Args& args, const JobSection* job,
-                bool parse_only = false);
+                const Context& context, bool parse_only = false);
 
 }  // namespace grundy::app

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "grundy/error.hpp"
+#include "io/byte_size.hpp"
 
 namespace grundy::app {
 

@@ -14,17 +14,15 @@
 #include "grundy/version.hpp"
 
 namespace grundy::app {
-int run_job_file(const Args& args);
+int run_job_file(const Args& args, const Context& context);
 
 namespace {
 
-const Program* program = nullptr;
-
-void print_usage(std::ostream& out) {
-    if (program->only_command) {
-        out << "Usage: mpirun -np R " << program->name << " " << program->only_command
-            << " [OPTIONS]   (" << program->name << " " << program->only_command << " --help)\n\n"
-            << program->name << " runs `grundy " << program->only_command
+void print_usage(std::ostream& out, const Program& program) {
+    if (program.only_command) {
+        out << "Usage: mpirun -np R " << program.name << " " << program.only_command
+            << " [OPTIONS]   (" << program.name << " " << program.only_command << " --help)\n\n"
+            << program.name << " runs `grundy " << program.only_command
             << "` across the ranks of an MPI job; use grundy for the other commands.\n";
         return;
     }
@@ -41,19 +39,14 @@ void print_usage(std::ostream& out) {
 
 }  // namespace
 
-strip::RankLink* rank_link() {
-    return program ? program->link : nullptr;
-}
-
 int run_program(int argc, char** argv, const Program& p) {
-    program = &p;
     if (argc < 2) {
-        print_usage(std::cerr);
+        print_usage(std::cerr, p);
         return 2;
     }
     const std::string first = argv[1];
     if (first == "--help" || first == "-h" || first == "help") {
-        print_usage(std::cout);
+        print_usage(std::cout, p);
         return 0;
     }
     if (first == "--version" || first == "-V") {
@@ -70,8 +63,9 @@ int run_program(int argc, char** argv, const Program& p) {
     std::string message;
     try {
         // `run` takes the options of the commands its job file names, so it parses its own.
-        if (first == "run") return run_job_file(Args(argv + 2, argv + argc));
-        return run_command(*command, Args(argv + 2, argv + argc), nullptr);
+        const Context context{.link = p.link};
+        if (first == "run") return run_job_file(Args(argv + 2, argv + argc), context);
+        return run_command(*command, Args(argv + 2, argv + argc), nullptr, context);
     } catch (const grundy::Error& e) {
         message = cli_message(e);
     } catch (const std::bad_alloc&) {

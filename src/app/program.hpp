@@ -13,13 +13,10 @@ struct Program {
     bool print_errors = true;
     // The only command accepted (grundy-mpi: "periods"); null: every command.
     const char* only_command = nullptr;
-    strip::RankLink* link = nullptr;  // grundy-mpi's ranks
+    strip::RankLink* link = nullptr;  // grundy-mpi's ranks, handed to the command (Context)
 };
 
 // Dispatches argv to a command; returns the exit status.
 int run_program(int argc, char** argv, const Program& program);
-
-// The ranks of grundy-mpi, for the commands that use them; null in grundy.
-strip::RankLink* rank_link();
 
 }  // namespace grundy::app

@@ -1,6 +1,6 @@
 // The finish of the flat AVX2 mex kernel (mex_kernel.hpp): four words of each window per step.
 // Included by the tile sweep (engine/sweep_avx2.cpp) and the strip sweep
-// (strip/strip_sweep_avx2.cpp) inside a region compiled for AVX2 and BMI1 and an anonymous
+// (strip/sweep/strip_sweep_avx2.cpp) inside a region compiled for AVX2 and BMI1 and an anonymous
 // namespace, so the function never reaches a caller on a CPU without them. The includer includes
 // <immintrin.h> and engine/mex_kernel.hpp first, outside any namespace, and sees grundy::engine's
 // names. No include guard: one inclusion per such region.

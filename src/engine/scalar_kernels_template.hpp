@@ -1,6 +1,6 @@
 // Template, included once per build of the two scalar mex kernels; no include guard.
 // Parameters: SWEEP_TEMPLATE, the sweep to compile with each kernel (a file name in quotes: the
-// table's "engine/tile_sweep_template.hpp" or the strip's "strip/strip_sweep_template.hpp"),
+// table's "engine/tile_sweep_template.hpp" or the strip's "strip/sweep/strip_sweep_template.hpp"),
 // and, as for sweep_cell_template.hpp, the enclosing namespace with the engine's names in sight
 // and the target pragma around it. Defines namespace flat (the word-by-word scan) and namespace
 // summary (the two-level scan over the windows' summaries of full words), each holding that

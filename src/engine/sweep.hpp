@@ -35,7 +35,7 @@ void allow_bmi2_builds(bool allowed);
 
 // `kernel` with Auto resolved to the best this CPU runs (best_mex_kernel). Throws grundy::Error if
 // the CPU lacks the instructions of the kernel asked for. The table's and the strip's dispatch
-// (strip/strip_sweep.hpp) both go through it.
+// (strip/sweep/strip_sweep.hpp) both go through it.
 MexKernel resolve_mex_kernel(MexKernel kernel);
 
 // The tile sweep for `kernel` (resolve_mex_kernel).

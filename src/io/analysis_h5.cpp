@@ -14,6 +14,7 @@
 #include "io/h5_attributes.hpp"
 #include "io/h5_handle.hpp"
 #include "io/row_periods_format.hpp"
+#include "io/row_periods_group.hpp"
 
 namespace grundy::io {
 

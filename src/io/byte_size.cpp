@@ -1,11 +1,13 @@
-// parse_byte_size: the one rule for sizes in bytes (grundy/memory.hpp), in exact integer
+// parse_byte_size: the one rule for sizes in bytes (byte_size.hpp), in exact integer
 // arithmetic, so that 8e9 is 8000000000 and not a rounded double.
+#include "io/byte_size.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <optional>
 #include <string>
 
-#include "grundy/memory.hpp"
+#include "grundy/error.hpp"
 
 namespace grundy {
 namespace {

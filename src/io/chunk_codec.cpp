@@ -9,7 +9,7 @@
 #include <memory>
 #include <new>
 
-#include "engine/simd_clones.hpp"
+#include "base/simd_clones.hpp"
 #include "io/fletcher32.hpp"
 #include "io/rle_deflate.hpp"
 

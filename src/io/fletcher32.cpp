@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "engine/simd_clones.hpp"
+#include "base/simd_clones.hpp"
 
 namespace grundy::io {
 namespace {

@@ -1,9 +1,12 @@
 // The files of a certified run (PeriodsOptions::csv and output): every row asked for, the ones
 // not certified yet undetermined, with what a stopped run had reached.
+#include "io/periods_files.hpp"
+
 #include <string>
 #include <utility>
 
-#include "grundy/periods.hpp"
+#include "io/periods_h5.hpp"
+#include "io/row_periods_format.hpp"
 
 namespace grundy {
 

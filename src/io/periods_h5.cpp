@@ -12,8 +12,9 @@
 #include "grundy/version.hpp"
 #include "io/h5_attributes.hpp"
 #include "io/h5_handle.hpp"
+#include "io/periods_files.hpp"
 #include "io/periods_h5.hpp"
-#include "io/row_periods_format.hpp"
+#include "io/row_periods_group.hpp"
 
 namespace grundy {
 using io::H5Handle;

@@ -18,10 +18,11 @@
 #include <algorithm>
 #include <string_view>
 
+#include "base/atomic_file.hpp"
 #include "grundy/error.hpp"
-#include "io/atomic_file.hpp"
 #include "io/h5_attributes.hpp"
 #include "io/h5_handle.hpp"
+#include "io/row_periods_group.hpp"
 
 namespace grundy {
 namespace {
@@ -97,7 +98,7 @@ void write_csv_rows(Out& out, const std::vector<RowPeriod>& rows, bool blocks) {
 
 void write_row_periods_csv(const std::string& path, const std::vector<RowPeriod>& rows,
                            const std::vector<std::string>& comment, bool blocks) {
-    io::AtomicTextFile out(path);
+    base::AtomicTextFile out(path);
     for (const auto& c : comment) out << "# " << c << "\n";
     write_csv_rows(out, rows, blocks);
     out.commit();
@@ -157,6 +158,52 @@ H5Handle write_row_periods_group(hid_t analysis, const std::vector<RowPeriod>& r
                                     "periods_observed, certified; row i's block is "
                                     "block_values[block_offsets[i]:block_offsets[i + 1]]"));
     return group;
+}
+
+namespace {
+
+// A 1-D dataset of `group` as uint64 values; false when it is missing or cannot be read.
+bool read_column(hid_t group, const char* name, std::vector<uint64_t>& v) {
+    if (H5Lexists(group, name, H5P_DEFAULT) <= 0) return false;
+    H5Handle ds(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
+    if (!ds.valid()) return false;
+    H5Handle space(H5Dget_space(ds.get()), H5Sclose);
+    const hssize_t n = H5Sget_simple_extent_npoints(space.get());
+    if (n < 0) return false;
+    v.resize(static_cast<size_t>(n));
+    return n == 0 ||
+           H5Dread(ds.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) >= 0;
+}
+
+}  // namespace
+
+std::optional<std::vector<RowPeriod>> read_row_periods(const std::string& path) {
+    silence_hdf5_errors();
+    H5Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    if (!file.valid() || H5Lexists(file.get(), "analysis", H5P_DEFAULT) <= 0 ||
+        H5Lexists(file.get(), "analysis/row_periods", H5P_DEFAULT) <= 0)
+        return std::nullopt;
+    H5Handle group(H5Gopen2(file.get(), "analysis/row_periods", H5P_DEFAULT), H5Gclose);
+    if (!group.valid()) return std::nullopt;
+    const hid_t g = group.get();
+    std::vector<uint64_t> row, pre, period, observed, certified;
+    if (!read_column(g, "row", row) || !read_column(g, "preperiod", pre) ||
+        !read_column(g, "period", period) || row.size() != pre.size() ||
+        row.size() != period.size())
+        return std::nullopt;
+    if (!read_column(g, "periods_observed", observed) || observed.size() != row.size())
+        observed.assign(row.size(), 0);
+    if (!read_column(g, "certified", certified) || certified.size() != row.size())
+        certified.assign(row.size(), 0);
+    std::vector<RowPeriod> rows(row.size());
+    for (size_t i = 0; i < row.size(); ++i) {
+        rows[i].row = row[i];
+        rows[i].certified = certified[i] != 0;
+        if (period[i])
+            rows[i].periodicity = Periodicity{
+                .period = period[i], .preperiod = pre[i], .periods_observed = observed[i]};
+    }
+    return rows;
 }
 
 }  // namespace io

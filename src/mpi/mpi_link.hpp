@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "strip/rank_link.hpp"
+#include "strip/ranks/rank_link.hpp"
 
 namespace grundy::mpi {
 

@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/big_memory.hpp"
+#include "base/big_memory.hpp"
 #include "grundy/engine.hpp"
 #include "grundy/error.hpp"
 
@@ -161,9 +161,9 @@ R run_released(const std::function<R()>& work, std::atomic<bool>& cancel,
 inline constexpr uint64_t kBigArrayBytes = uint64_t{8} << 20;
 
 // A new C-contiguous rows x cols numpy array, uninitialised like numpy.empty. A big one lies in
-// 4 KiB pages of its own (engine::SmallPageBlock), owned by a capsule that is the array's base:
+// 4 KiB pages of its own (base::SmallPageBlock), owned by a capsule that is the array's base:
 // numpy advises its big arrays into 2 MiB pages, whose first touch on a virtual machine whose
-// host takes freed memory back costs several times more (engine/big_memory.hpp). The array is
+// host takes freed memory back costs several times more (base/big_memory.hpp). The array is
 // writeable and keeps its memory for as long as it or any view of it lives. Throws
 // std::bad_alloc (MemoryError) when the memory is not there.
 template <class T>
@@ -172,9 +172,9 @@ py::array_t<T> new_array(uint64_t rows, uint64_t cols) {
                                          static_cast<py::ssize_t>(cols)};
     if (cols != 0 && rows > SIZE_MAX / sizeof(T) / cols) throw std::bad_alloc();
     if (rows * cols * sizeof(T) < kBigArrayBytes) return py::array_t<T>(shape);
-    auto block = std::make_unique<engine::SmallPageBlock>(rows * cols * sizeof(T));
+    auto block = std::make_unique<base::SmallPageBlock>(rows * cols * sizeof(T));
     // The capsule first: if making it fails, `block` still unmaps the memory.
-    py::capsule owner(block.get(), [](void* p) { delete static_cast<engine::SmallPageBlock*>(p); });
+    py::capsule owner(block.get(), [](void* p) { delete static_cast<base::SmallPageBlock*>(p); });
     T* data = static_cast<T*>(block.release()->data());
     return py::array_t<T>(shape, data, owner);
 }

@@ -91,11 +91,11 @@ py::array compute_into(const EngineOptions& o, py::object progress, EngineStats&
     std::optional<py::error_already_set> interrupted;
     // A big array's fresh pages made present first, in one pass on the engine's threads: tile
     // by tile, every 4 KiB page would fault in the middle of a task, while its tile's writes
-    // wait (engine/big_memory.hpp).
+    // wait (base/big_memory.hpp).
     const auto prefault = [&](const std::atomic<bool>& cancel) {
         if (bytes >= kBigArrayBytes)
-            engine::prefault(values, bytes, o.threads > 0 ? o.threads : omp_get_max_threads(),
-                             &cancel);
+            base::prefault(values, bytes, o.threads > 0 ? o.threads : omp_get_max_threads(),
+                           &cancel);
     };
     stats = run_engine(o, sink, std::move(progress), interrupted, prefault);
     if (interrupted) throw std::move(*interrupted);

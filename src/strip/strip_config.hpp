@@ -46,7 +46,7 @@ inline constexpr uint64_t strip_row_cost(uint64_t y) {
 inline constexpr uint64_t kStripBatchColumns = 12;
 static_assert(kStripBatchColumns <= kStripChunkColumns);
 
-// The certification (certification.hpp).
+// The certification (certify/certification.hpp).
 // Columns per block of the threaded sweep: the threads meet at a block's end, where the
 // pipeline drains (up to kStripLag columns of the lowest band's lead), so a block should be much
 // longer than that; and it is the granularity of checkpoints and progress (a few ms at most).

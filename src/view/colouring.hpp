@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "io/pyramid_file.hpp"
+
 namespace grundy::view {
 
 enum class Colouring {
@@ -23,15 +25,8 @@ struct Rgb {
     uint8_t r = 0, g = 0, b = 0;
 };
 
-// What a zoomed-out pixel shows of its block of cells: the sample (g at the block's cell of
-// least x and least y) for g mod k, the mean of (g - x + 2y) / 3y, the mean of x + y - g, and
-// the share of P-positions.
-struct BlockStats {
-    uint32_t sample = 0;
-    float scaled = 0;
-    float diff = 0;
-    float p_share = 0;
-};
+// What a zoomed-out pixel shows of its block of cells, as the pyramid stores it.
+using io::BlockStats;
 
 struct Palette {
     Colouring colouring = Colouring::Scaled;

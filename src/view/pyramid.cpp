@@ -1,39 +1,20 @@
-// The pyramid's file, TABLE.pyramid (HDF5): root attributes `format` ("grundy view pyramid"),
-// `version` (1), `rows`, `cols`, `base_level`; one group per level, /level_L for
-// L = base_level, base_level + 1, ..., each with four datasets of shape [blocks up, blocks
-// across] (block (bx, by) covers columns bx 2^L .. and rows by 2^L .., cut at the table's edge):
-// `sample` (uint32, g at the block's cell of least x and y), `scaled` (float32, the mean of
-// (g - x + 2y) / 3y, 0 on row 0), `diff` (float32, the mean of x + y - g), `p_share` (float32,
-// the share of the block's cells that are P-positions).
+// The pyramid's computation: the base level's sums from the cells, the P-positions from
+// Wythoff's formula, and the levels above by 2 x 2 means. Its file is io/pyramid_file.cpp's.
 #include "view/pyramid.hpp"
 
-#include <fcntl.h>
-#include <hdf5.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
-#include <cstdio>
-#include <filesystem>
 #include <numeric>
 
-#include "engine/simd_clones.hpp"
+#include "base/simd_clones.hpp"
 #include "grundy/error.hpp"
 #include "grundy/hdf5_reader.hpp"
-#include "io/h5_attributes.hpp"
-#include "io/h5_handle.hpp"
+#include "grundy/play.hpp"
 
 namespace grundy::view {
 namespace {
 
-using io::H5Handle;
 constexpr uint64_t kBase = uint64_t{1} << kPyramidBase;
-constexpr const char* kFormat = "grundy view pyramid";
-
-uint64_t blocks(uint64_t n, int level) {
-    return (n + (uint64_t{1} << level) - 1) >> level;
-}
 
 // Cells of block b of a side of n cells at `level`.
 uint64_t block_cells(uint64_t n, int level, uint64_t b) {
@@ -62,18 +43,11 @@ GRUNDY_SIMD_CLONES void add_whole_segments(const uint32_t* row, uint64_t count, 
     }
 }
 
-uint64_t isqrt(uint64_t v) {
-    uint64_t r = static_cast<uint64_t>(std::sqrt(static_cast<long double>(v)));
-    while (r > 0 && r * r > v) --r;
-    while ((r + 1) * (r + 1) <= v) ++r;
-    return r;
-}
-
 PyramidLevel reduce(const PyramidLevel& below, uint64_t rows, uint64_t cols) {
     PyramidLevel up;
     up.level = below.level + 1;
-    up.width = blocks(cols, up.level);
-    up.height = blocks(rows, up.level);
+    up.width = pyramid_blocks(cols, up.level);
+    up.height = pyramid_blocks(rows, up.level);
     up.blocks.resize(up.width * up.height);
     for (uint64_t by = 0; by < up.height; ++by)
         for (uint64_t bx = 0; bx < up.width; ++bx) {
@@ -97,47 +71,6 @@ PyramidLevel reduce(const PyramidLevel& below, uint64_t rows, uint64_t cols) {
     return up;
 }
 
-// One field of a level's BlockStats as a dataset, read from or written to the blocks in place
-// (every field is 4 bytes: a strided selection of the blocks taken as 4-byte words), so that
-// no copy of a level is ever made.
-static_assert(sizeof(BlockStats) == 16 && sizeof(float) == 4 && offsetof(BlockStats, scaled) == 4 &&
-                  offsetof(BlockStats, diff) == 8 && offsetof(BlockStats, p_share) == 12,
-              "four 4-byte fields, in the order of their datasets' numbers");
-constexpr hsize_t kFields = sizeof(BlockStats) / 4;
-
-io::H5Handle field_space(size_t blocks, hsize_t field) {
-    const hsize_t dims[1] = {blocks * kFields};
-    H5Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose);
-    const hsize_t start[1] = {field}, stride[1] = {kFields}, count[1] = {blocks};
-    H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, stride, count, nullptr);
-    return space;
-}
-
-void write_field(hid_t group, const char* name, hsize_t field, hid_t mem, hid_t file_type,
-                 const PyramidLevel& l, const std::string& path) {
-    const hsize_t dims[2] = {l.height, l.width};
-    H5Handle space(H5Screate_simple(2, dims, nullptr), H5Sclose);
-    H5Handle ds(
-        H5Dcreate2(group, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-        H5Dclose);
-    const H5Handle mspace = field_space(l.blocks.size(), field);
-    if (!ds.valid() ||
-        H5Dwrite(ds.get(), mem, mspace.get(), H5S_ALL, H5P_DEFAULT, l.blocks.data()) < 0)
-        throw Error("cannot write " + path);
-}
-
-bool read_field(hid_t group, const char* name, hsize_t field, hid_t mem, PyramidLevel& l) {
-    H5Handle ds(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
-    if (!ds.valid()) return false;
-    H5Handle space(H5Dget_space(ds.get()), H5Sclose);
-    hsize_t dims[2] = {0, 0};
-    if (H5Sget_simple_extent_ndims(space.get()) != 2) return false;
-    H5Sget_simple_extent_dims(space.get(), dims, nullptr);
-    if (dims[0] != l.height || dims[1] != l.width) return false;
-    const H5Handle mspace = field_space(l.blocks.size(), field);
-    return H5Dread(ds.get(), mem, mspace.get(), H5S_ALL, H5P_DEFAULT, l.blocks.data()) >= 0;
-}
-
 }  // namespace
 
 int top_level(uint64_t rows, uint64_t cols) {
@@ -146,28 +79,16 @@ int top_level(uint64_t rows, uint64_t cols) {
     return l;
 }
 
-const PyramidLevel* Pyramid::level(int l) const {
-    for (const PyramidLevel& p : levels)
-        if (p.level == l) return &p;
-    return nullptr;
-}
-
-uint64_t Pyramid::bytes() const {
-    uint64_t n = 0;
-    for (const PyramidLevel& p : levels) n += p.blocks.size() * sizeof(BlockStats);
-    return n;
-}
-
 uint64_t pyramid_loaded_bytes(uint64_t rows, uint64_t cols) {
     // The base level's blocks and, for the levels above, a third more (each a quarter of the
     // one below), one block each at least.
-    const double base = static_cast<double>(blocks(rows, kPyramidBase)) *
-                        static_cast<double>(blocks(cols, kPyramidBase));
+    const double base = static_cast<double>(pyramid_blocks(rows, kPyramidBase)) *
+                        static_cast<double>(pyramid_blocks(cols, kPyramidBase));
     return static_cast<uint64_t>(base * sizeof(BlockStats) * 4.0 / 3.0) + 64 * sizeof(BlockStats);
 }
 
 uint64_t pyramid_build_bytes(uint64_t rows, uint64_t cols) {
-    const uint64_t base = blocks(rows, kPyramidBase) * blocks(cols, kPyramidBase);
+    const uint64_t base = pyramid_blocks(rows, kPyramidBase) * pyramid_blocks(cols, kPyramidBase);
     return base * (sizeof(uint64_t) + sizeof(double) + sizeof(uint32_t)) +
            pyramid_loaded_bytes(rows, cols);
 }
@@ -175,8 +96,8 @@ uint64_t pyramid_build_bytes(uint64_t rows, uint64_t cols) {
 PyramidBuilder::PyramidBuilder(uint64_t rows, uint64_t cols)
     : rows_(rows),
       cols_(cols),
-      width_(blocks(cols, kPyramidBase)),
-      height_(blocks(rows, kPyramidBase)),
+      width_(pyramid_blocks(cols, kPyramidBase)),
+      height_(pyramid_blocks(rows, kPyramidBase)),
       sum_g_(width_ * height_),
       sum_scaled_(width_ * height_),
       sample_(width_ * height_) {}
@@ -240,7 +161,7 @@ Pyramid PyramidBuilder::finish() const {
     base.blocks.resize(width_ * height_);
     std::vector<uint32_t> p_count(width_ * height_);
     for (uint64_t n = 0;; ++n) {
-        const uint64_t a = (n + isqrt(5 * n * n)) / 2, b = a + n;
+        const uint64_t a = wythoff_a(n), b = a + n;
         if (a >= rows_ && a >= cols_) break;
         if (a < cols_ && b < rows_) ++p_count[(b >> kPyramidBase) * width_ + (a >> kPyramidBase)];
         if (n > 0 && b < cols_ && a < rows_)
@@ -268,10 +189,6 @@ Pyramid PyramidBuilder::finish() const {
     return p;
 }
 
-std::string pyramid_path(const std::string& table_path) {
-    return table_path + ".pyramid";
-}
-
 Pyramid build_pyramid(const Hdf5TableReader& table) {
     return *build_pyramid(table, [] { return false; });
 }
@@ -295,84 +212,14 @@ std::optional<Pyramid> build_pyramid(const Hdf5TableReader& table,
     return builder.finish();
 }
 
-void save_pyramid(const Pyramid& p, const std::string& path) {
-    const std::string tmp = path + ".tmp";
-    {
-        H5Handle file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-        if (!file.valid()) throw Error("cannot create " + tmp);
-        io::write_attribute(file.get(), "format", std::string(kFormat));
-        io::write_attribute(file.get(), "version", int32_t{1});
-        io::write_attribute(file.get(), "rows", p.rows);
-        io::write_attribute(file.get(), "cols", p.cols);
-        io::write_attribute(file.get(), "base_level", int32_t{kPyramidBase});
-        try {
-            for (const PyramidLevel& l : p.levels) {
-                const std::string name = "level_" + std::to_string(l.level);
-                H5Handle g(
-                    H5Gcreate2(file.get(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                    H5Gclose);
-                if (!g.valid()) throw Error("cannot write " + tmp);
-                write_field(g.get(), "sample", 0, H5T_NATIVE_UINT32, H5T_STD_U32LE, l, tmp);
-                write_field(g.get(), "scaled", 1, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, l, tmp);
-                write_field(g.get(), "diff", 2, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, l, tmp);
-                write_field(g.get(), "p_share", 3, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, l, tmp);
-            }
-        } catch (...) {
-            file.reset();
-            std::remove(tmp.c_str());
-            throw;
-        }
-        if (!file.reset()) {
-            std::remove(tmp.c_str());
-            throw Error("cannot write " + tmp + " (disk full?)");
-        }
-    }
-    const int fd = ::open(tmp.c_str(), O_RDONLY);
-    if (fd >= 0) {
-        ::fsync(fd);
-        ::close(fd);
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        throw Error("cannot rename " + tmp + " to " + path);
-    }
-}
-
 std::optional<Pyramid> load_pyramid(const Hdf5TableReader& table) {
-    const std::string path = pyramid_path(table.path());
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
-    H5Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-    if (!file.valid()) return std::nullopt;
-    if (io::read_string_attribute(file.get(), "format") != std::string(kFormat) ||
-        io::read_int_attribute(file.get(), "version") != 1 ||
-        io::read_int_attribute(file.get(), "base_level") != kPyramidBase ||
-        io::read_int_attribute(file.get(), "rows") != static_cast<int64_t>(table.rows()) ||
-        io::read_int_attribute(file.get(), "cols") != static_cast<int64_t>(table.cols()))
-        return std::nullopt;
-    Pyramid p;
-    p.rows = table.rows();
-    p.cols = table.cols();
-    const int top = std::max(top_level(p.rows, p.cols), kPyramidBase);
-    for (int l = kPyramidBase; l <= top; ++l) {
-        const std::string name = "level_" + std::to_string(l);
-        H5Handle g(H5Gopen2(file.get(), name.c_str(), H5P_DEFAULT), H5Gclose);
-        if (!g.valid()) return std::nullopt;
-        PyramidLevel level;
-        level.level = l;
-        level.width = blocks(p.cols, l);
-        level.height = blocks(p.rows, l);
-        level.blocks.resize(level.width * level.height);
-        if (!read_field(g.get(), "sample", 0, H5T_NATIVE_UINT32, level) ||
-            !read_field(g.get(), "scaled", 1, H5T_NATIVE_FLOAT, level) ||
-            !read_field(g.get(), "diff", 2, H5T_NATIVE_FLOAT, level) ||
-            !read_field(g.get(), "p_share", 3, H5T_NATIVE_FLOAT, level))
-            return std::nullopt;
-        p.levels.push_back(std::move(level));
-    }
+    const int top = std::max(top_level(table.rows(), table.cols()), kPyramidBase);
+    std::optional<Pyramid> p =
+        io::read_pyramid(io::pyramid_path(table.path()), table.rows(), table.cols(), top);
+    if (!p) return std::nullopt;
     // A pyramid of another table of this shape (from a stopped or another run) would show
     // wrong pictures: a few samples must equal the table's cells.
-    const PyramidLevel& base = p.levels.front();
+    const PyramidLevel& base = p->levels.front();
     for (const uint64_t i : {uint64_t{0}, base.blocks.size() / 3, base.blocks.size() - 1}) {
         const uint64_t bx = i % base.width, by = i / base.width;
         if (table.at(bx * kBase, by * kBase) != base.blocks[i].sample) return std::nullopt;

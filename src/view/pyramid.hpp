@@ -1,12 +1,12 @@
 // The multiscale pyramid of `grundy view`: for every level L >= kPyramidBase, the BlockStats of
 // each block of 2^L x 2^L cells, so that a zoomed-out tile reads 256 x 256 blocks instead of
 // decoding millions of cells. Levels below kPyramidBase are computed from the cells as tiles
-// are asked for (view/table_source.hpp).
+// are asked for (view/tile_source.hpp).
 //
 // Built either as `grundy compute` hands its tiles to the file (PyramidSink, a TileSink that
 // passes every tile on), or by `grundy view` from a stored table that has none. Either way it
-// is stored in a file of its own beside the table, TABLE.pyramid (written whole or not at all),
-// so the table's file is never touched. Layout: docs/viewer.md, "The pyramid".
+// is stored in a file of its own beside the table, TABLE.pyramid (io/pyramid_file.hpp: the
+// levels as stored, and the file's reading and writing).
 #pragma once
 
 #include <cstddef>
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "grundy/tile_sink.hpp"
+#include "io/pyramid_file.hpp"
 #include "view/colouring.hpp"
 
 namespace grundy {
@@ -27,33 +28,20 @@ class Hdf5TableReader;
 
 namespace grundy::view {
 
-inline constexpr int kPyramidBase = 4;  // the finest stored level: blocks of 16 x 16 cells
-inline constexpr int kTileSize = 256;   // pixels per side of a served tile
+using io::kPyramidBase;  // the finest stored level: blocks of 16 x 16 cells
+using io::Pyramid;
+using io::pyramid_blocks;
+using io::PyramidLevel;
+inline constexpr int kTileSize = 256;  // pixels per side of a served tile
 
 // The level at which the whole table fits in one tile (0 when it already does at one cell
 // per pixel).
 int top_level(uint64_t rows, uint64_t cols);
 
-struct PyramidLevel {
-    int level = 0;
-    uint64_t width = 0, height = 0;  // blocks across and up
-    std::vector<BlockStats> blocks;  // row-major, block (bx, by) at by * width + bx
-    const BlockStats& at(uint64_t bx, uint64_t by) const { return blocks[by * width + bx]; }
-};
-
 // The memory a pyramid of a rows x cols table takes while it is built (the builder's sums and
 // the finished levels together) and once loaded (the levels alone), in bytes.
 uint64_t pyramid_build_bytes(uint64_t rows, uint64_t cols);
 uint64_t pyramid_loaded_bytes(uint64_t rows, uint64_t cols);
-
-class Pyramid {
-  public:
-    uint64_t rows = 0, cols = 0;
-    std::vector<PyramidLevel> levels;  // kPyramidBase, kPyramidBase + 1, ..., at least one
-
-    const PyramidLevel* level(int l) const;
-    uint64_t bytes() const;
-};
 
 // The base level's sums, filled rectangle by rectangle (any order, any threads), then turned
 // into a Pyramid.
@@ -80,21 +68,16 @@ class PyramidBuilder {
     std::mutex unaligned_;
 };
 
-// The file beside a table that holds its pyramid.
-std::string pyramid_path(const std::string& table_path);
-
-// Reads TABLE.pyramid if it is there and belongs to `table` (its shape, and sampled cells equal
-// to the table's); nullopt otherwise.
+// Reads TABLE.pyramid (io::pyramid_path) if it is there and belongs to `table` (its shape, and
+// sampled cells equal to the table's); nullopt otherwise.
 std::optional<Pyramid> load_pyramid(const Hdf5TableReader& table);
-// Builds the pyramid of a stored table, reading it once in bands of rows.
+// Builds the pyramid of a stored table, reading it once in bands of rows (io::save_pyramid
+// keeps it).
 Pyramid build_pyramid(const Hdf5TableReader& table);
 // The same, asking `stop` before each band and before the levels are made from the sums: when
 // it says true (a signal), the build ends there and gives nullopt, in a band's time at most.
 std::optional<Pyramid> build_pyramid(const Hdf5TableReader& table,
                                      const std::function<bool()>& stop);
-// Writes the pyramid to `path` whole or not at all (PATH.tmp, fsync, rename). Throws
-// grundy::Error when it cannot.
-void save_pyramid(const Pyramid& pyramid, const std::string& path);
 
 // A TileSink that builds the pyramid of the tiles it passes on to `next` (grundy compute).
 class PyramidSink final : public TileSink {

@@ -81,7 +81,7 @@ void add_page_routes(httplib::Server& server, const LeafletFiles& leaflet) {
     }
 }
 
-void tile(TableSource& source, const Request& req, Response& res) {
+void tile(TileSource& source, const Request& req, Response& res) {
     TileRequest q;
     const std::optional<Colouring> c = parse_colouring(req.matches[1]);
     int64_t z = 0, x = 0, y = 0, k = 5, up = 0;
@@ -136,7 +136,7 @@ void legend(const Request& req, Response& res) {
     res.set_content(encode_png(rgb.data(), 256, 1), "image/png");
 }
 
-void info(const TableSource& source, const std::string& title, Response& res) {
+void info(const TileSource& source, const std::string& title, Response& res) {
     std::ostringstream j;
     j << "{\"rows\":" << source.rows() << ",\"cols\":" << source.cols()
       << ",\"minZoom\":" << source.min_zoom() << ",\"maxZoom\":" << kMaxZoom
@@ -147,7 +147,7 @@ void info(const TableSource& source, const std::string& title, Response& res) {
     res.set_content(j.str(), "application/json");
 }
 
-void value(TableSource& source, const Request& req, Response& res) {
+void value(TileSource& source, const Request& req, Response& res) {
     int64_t x = 0, y = 0;
     if (!req.has_param("x") || !req.has_param("y") ||
         !parse_int(req.get_param_value("x"), 0, static_cast<int64_t>(source.cols()) - 1, x) ||
@@ -156,27 +156,29 @@ void value(TableSource& source, const Request& req, Response& res) {
     std::ostringstream j;
     j << "{\"x\":" << x << ",\"y\":" << y
       << ",\"g\":" << source.value(static_cast<uint64_t>(x), static_cast<uint64_t>(y));
-    for (const RowInfo& r : source.row_periods())
-        if (r.row == static_cast<uint64_t>(y) && r.period)
-            j << ",\"preperiod\":" << r.preperiod << ",\"period\":" << r.period;
+    for (const RowPeriod& r : source.row_periods())
+        if (r.row == static_cast<uint64_t>(y) && r.periodicity)
+            j << ",\"preperiod\":" << r.periodicity->preperiod
+              << ",\"period\":" << r.periodicity->period;
     j << "}";
     res.set_content(j.str(), "application/json");
 }
 
-void periods(TableSource& source, Response& res) {
+void periods(TileSource& source, Response& res) {
     std::ostringstream j;
     j << "[";
     bool first = true;
-    for (const RowInfo& r : source.row_periods()) {
-        if (!r.period) continue;
-        j << (first ? "" : ",") << "[" << r.row << "," << r.preperiod << "," << r.period << "]";
+    for (const RowPeriod& r : source.row_periods()) {
+        if (!r.periodicity) continue;
+        j << (first ? "" : ",") << "[" << r.row << "," << r.periodicity->preperiod << ","
+          << r.periodicity->period << "]";
         first = false;
     }
     j << "]";
     res.set_content(j.str(), "application/json");
 }
 
-void add_table_routes(httplib::Server& server, TableSource& source, const std::string& title) {
+void add_table_routes(httplib::Server& server, TileSource& source, const std::string& title) {
     server.Get("/info",
                [&source, title](const Request&, Response& res) { info(source, title, res); });
     server.Get(R"(/tile/([a-z]{1,8})/(-?[0-9]{1,4})/([0-9]{1,12})/([0-9]{1,12})\.png)",
@@ -193,7 +195,7 @@ void reply_error(httplib::Response& res, int status, const std::string& why) {
     res.set_content(why + "\n", "text/plain; charset=utf-8");
 }
 
-void add_routes(httplib::Server& server, TableSource& source, const LeafletFiles& leaflet,
+void add_routes(httplib::Server& server, TileSource& source, const LeafletFiles& leaflet,
                 const ServerOptions& options, const std::string& cookie) {
     server.set_pre_routing_handler([&options, &cookie](const Request& req, Response& res) {
         return admit(options.token, cookie, req, res) ? httplib::Server::HandlerResponse::Unhandled

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "view/server.hpp"
-#include "view/table_source.hpp"
+#include "view/tile_source.hpp"
 
 namespace grundy::view {
 
@@ -18,7 +18,7 @@ void reply_error(httplib::Response& res, int status, const std::string& why);
 // Registers every route on `server`, behind the token check of `options` (its cookie named
 // `cookie`, which the caller may set once the port is bound). `source`, `leaflet`, `options`
 // and `cookie` must outlive the server.
-void add_routes(httplib::Server& server, TableSource& source, const LeafletFiles& leaflet,
+void add_routes(httplib::Server& server, TileSource& source, const LeafletFiles& leaflet,
                 const ServerOptions& options, const std::string& cookie);
 
 }  // namespace grundy::view

@@ -88,7 +88,7 @@ void answer_exceptions_500(httplib::Server& server) {
 
 }  // namespace
 
-void serve(TableSource& source, const LeafletFiles& leaflet, const ServerOptions& options,
+void serve(TileSource& source, const LeafletFiles& leaflet, const ServerOptions& options,
            const std::atomic<bool>& stop, const std::function<void(int port)>& listening) {
     ViewerServer server;
     server.set_payload_max_length(4096);

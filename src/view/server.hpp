@@ -17,7 +17,7 @@
 #include <string>
 
 #include "view/access_token.hpp"
-#include "view/table_source.hpp"
+#include "view/tile_source.hpp"
 
 namespace grundy::view {
 
@@ -39,7 +39,7 @@ struct ServerOptions {
 // Serves until `stop` becomes true (polled every 50 ms). `listening` is called with the port
 // once the socket is bound. Throws grundy::Error when the address cannot be bound (a port in
 // use by any program included: the port is never shared).
-void serve(TableSource& source, const LeafletFiles& leaflet, const ServerOptions& options,
+void serve(TileSource& source, const LeafletFiles& leaflet, const ServerOptions& options,
            const std::atomic<bool>& stop, const std::function<void(int port)>& listening);
 
 }  // namespace grundy::view

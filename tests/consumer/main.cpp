@@ -1,9 +1,7 @@
-// A program of someone else's, built against an installed grundy (tests/consumer/run.cmake).
+// A program of someone else's, built against an installed grundy (tests/consumer/run.cmake),
+// through the front door: every public header, none of which may need anything not installed.
 #include <cstdio>
-#include <grundy/engine.hpp>
-#include <grundy/hdf5_reader.hpp>
-#include <grundy/hdf5_writer.hpp>
-#include <grundy/memory_table.hpp>
+#include <grundy/grundy.hpp>
 
 int main(int argc, char** argv) {
     grundy::EngineOptions options;

@@ -1,11 +1,11 @@
-// Fuzzes the checkpoint loader of `grundy periods` (src/strip/checkpoint.cpp): the input is a
-// file given to --resume. It is read as the checkpoint of one process of 6 rows, as the part of
+// Fuzzes the checkpoint loader of `grundy periods` (src/strip/certify/checkpoint.cpp): the input is
+// a file given to --resume. It is read as the checkpoint of one process of 6 rows, as the part of
 // a rank holding rows 2..5, and, when it starts as one, as a rank manifest. Refusals are
 // grundy::Error; anything else escaping, or a crash, is a finding.
 #include "fuzz_support.hpp"
 #include "grundy/error.hpp"
-#include "strip/checkpoint.hpp"
-#include "strip/strip.hpp"
+#include "strip/certify/checkpoint.hpp"
+#include "strip/sweep/strip.hpp"
 
 namespace {
 

@@ -14,7 +14,7 @@
 
 #include "fuzz_support.hpp"
 #include "view/routes.hpp"
-#include "view/table_source.hpp"
+#include "view/tile_source.hpp"
 
 namespace {
 
@@ -58,7 +58,7 @@ class InMemoryServer final : public httplib::Server {
 };
 
 struct Viewer {
-    std::unique_ptr<view::TableSource> source;
+    std::unique_ptr<view::TileSource> source;
     view::LeafletFiles leaflet{{"leaflet.js", "L"}, {"leaflet.css", "C"}};
     view::ServerOptions options;  // no token asked: the routes behind it are what is fuzzed
     std::string cookie = "grundy-view-8080";
@@ -71,10 +71,10 @@ Viewer* viewer = nullptr;
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     viewer = new Viewer;
-    view::SourceOptions o;
+    view::TileSourceOptions o;
     o.cache_bytes = uint64_t{4} << 20;
     // 300 x 700: several chunks, a pyramid of two levels, zooms -2 to 4.
-    viewer->source = std::make_unique<view::TableSource>(fuzz::small_table(300, 700), o);
+    viewer->source = std::make_unique<view::TileSource>(fuzz::small_table(300, 700), o);
     viewer->options.title = "fuzz \"table\"";
     view::add_routes(viewer->server, *viewer->source, viewer->leaflet, viewer->options,
                      viewer->cookie);

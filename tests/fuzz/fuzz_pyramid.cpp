@@ -1,9 +1,10 @@
-// Fuzzes the pyramid loader of `grundy view` (src/view/pyramid.cpp: load_pyramid), which reads
-// TABLE.pyramid beside a table and must refuse (nullopt: the pyramid is built again) any file
-// that does not belong to the table. The harness writes the file from the input: the table's
-// own pyramid, changed as the input says (its attributes, a level left out, one dataset of
-// another shape, rank, type or storage, cell values overwritten). HDF5's own parsing of
-// damaged bytes is libhdf5's to fuzz; this is the loader's logic over any well-formed file.
+// Fuzzes the pyramid loader of `grundy view` (src/view/pyramid.cpp: load_pyramid, which reads
+// through src/io/pyramid_file.cpp), which reads TABLE.pyramid beside a table and must refuse
+// (nullopt: the pyramid is built again) any file that does not belong to the table. The harness
+// writes the file from the input: the table's own pyramid, changed as the input says (its
+// attributes, a level left out, one dataset of another shape, rank, type or storage, cell values
+// overwritten). HDF5's own parsing of damaged bytes is libhdf5's to fuzz; this is the loader's
+// logic over any well-formed file.
 //
 // Input: byte 0 the attributes (bit i set: attribute i wrong or missing), byte 1 the dataset
 // changed (level, field, how), the rest raw bytes over the first blocks of that level.
@@ -137,7 +138,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     view::PyramidLevel& target = p.levels[(data[1] & 3) % p.levels.size()];
     const size_t n = std::min(size - 2, target.blocks.size() * sizeof(view::BlockStats));
     std::memcpy(reinterpret_cast<char*>(target.blocks.data()), data + 2, n);
-    write_pyramid(p, data[0], data[1], view::pyramid_path(table->path()));
+    write_pyramid(p, data[0], data[1], io::pyramid_path(table->path()));
     const std::optional<view::Pyramid> loaded = view::load_pyramid(*table);
     // The table's own pyramid, unchanged, must load.
     if (data[0] == 0 && (data[1] >> 4) % kChanges == None && n == 0 && !loaded) {

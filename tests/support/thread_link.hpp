@@ -1,4 +1,4 @@
-// ThreadLinks: the ranks of a strip (strip/rank_link.hpp) as threads of one process, for unit
+// ThreadLinks: the ranks of a strip (strip/ranks/rank_link.hpp) as threads of one process, for unit
 // tests of the rank logic without MPI. Each rank's link has a queue of the messages from the rank
 // below; the collectives put every rank's words side by side in one shared table between two
 // waits at a barrier, so that each rank reads every contribution before any is replaced.
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "strip/rank_link.hpp"
+#include "strip/ranks/rank_link.hpp"
 
 namespace grundy::testing {
 

@@ -1,4 +1,4 @@
-// engine::prefault (engine/big_memory.hpp): every page of a fresh mapping present after it, and
+// base::prefault (base/big_memory.hpp): every page of a fresh mapping present after it, and
 // none before, as the kernel reports them (mincore), on one thread and on several; a buffer
 // that starts inside a page and ends inside another is covered too; a cancelled one stops.
 #include <gtest/gtest.h>
@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/big_memory.hpp"
+#include "base/big_memory.hpp"
 
-namespace grundy::engine {
+namespace grundy::base {
 namespace {
 
 // How many of the pages of [p, p + bytes) are resident.
@@ -60,4 +60,4 @@ TEST(BigMemory, PrefaultStopsOnceCancelled) {
 }
 
 }  // namespace
-}  // namespace grundy::engine
+}  // namespace grundy::base

@@ -1,7 +1,7 @@
-// The checkpoint's files on disk (strip/checkpoint.hpp): a save is in place only once all its
-// bytes are, and what an interrupted save of several ranks leaves beside the manifest is removed
-// without touching the parts the manifest names. The runs of ranks killed while saving are in
-// tests/python/test_mpi.py (mpirun).
+// The checkpoint's files on disk (strip/certify/checkpoint.hpp): a save is in place only once all
+// its bytes are, and what an interrupted save of several ranks leaves beside the manifest is
+// removed without touching the parts the manifest names. The runs of ranks killed while saving are
+// in tests/python/test_mpi.py (mpirun).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -12,8 +12,8 @@
 #include <string>
 
 #include "grundy/periods.hpp"
-#include "strip/checkpoint.hpp"
-#include "strip/run_hooks.hpp"
+#include "strip/certify/checkpoint.hpp"
+#include "strip/certify/run_hooks.hpp"
 
 namespace grundy {
 namespace {
@@ -51,7 +51,7 @@ TEST(CheckpointFiles, SaveIsInPlaceOnlyOnceWritten) {
         ++commits;
         only_tmp = fs::file_size(dir / "ck.tmp") > 0 && !fs::exists(ck);
     };
-    const PeriodsResult r = strip::certify_row_periods(o, hooks);
+    const PeriodsResult r = strip::certify_row_periods(o, hooks).periods;
     EXPECT_EQ(r.status, PeriodsResult::Status::Interrupted);
     EXPECT_TRUE(r.checkpoint_saved);
     EXPECT_EQ(commits, 1);

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "grundy/error.hpp"
-#include "strip/checkpoint.hpp"
-#include "strip/strip.hpp"
+#include "strip/certify/checkpoint.hpp"
+#include "strip/sweep/strip.hpp"
 
 namespace grundy {
 namespace {

@@ -12,6 +12,7 @@
 #include "grundy/engine.hpp"
 #include "grundy/memory.hpp"
 #include "grundy/tile_sink.hpp"
+#include "io/byte_size.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace grundy {

@@ -26,10 +26,10 @@
 #include "grundy/memory_table.hpp"
 #include "grundy/periodicity.hpp"
 #include "grundy/periods.hpp"
-#include "strip/checkpoint.hpp"
-#include "strip/run_hooks.hpp"
-#include "strip/strip.hpp"
+#include "strip/certify/checkpoint.hpp"
+#include "strip/certify/run_hooks.hpp"
 #include "strip/strip_config.hpp"
+#include "strip/sweep/strip.hpp"
 #include "support/kernel_builds.hpp"
 
 namespace grundy {
@@ -396,7 +396,7 @@ TEST(PeriodsThreads, CheckpointKeepsTheSettledRows) {
     hooks.after_block = [&](uint64_t) {
         if (progress.settled_rows.load() >= 12) stop.store(true);
     };
-    const PeriodsResult stopped = strip::certify_row_periods(o, hooks);
+    const PeriodsResult stopped = strip::certify_row_periods(o, hooks).periods;
     ASSERT_EQ(stopped.status, PeriodsResult::Status::Interrupted);
     const strip::SearchState saved = strip::load_checkpoint(
         ck.string(), o.rows, strip::Strip(o.rows, MexKernel::Auto).state_words(), 0, o.rows);
@@ -427,7 +427,7 @@ TEST(PeriodsThreads, ObserverSeesTheProductionBlocks) {
         columns += n, ++calls;
         longest = std::max(longest, n);
     };
-    const PeriodsResult r = strip::certify_row_periods(o, hooks);
+    const PeriodsResult r = strip::certify_row_periods(o, hooks).periods;
     ASSERT_EQ(r.status, PeriodsResult::Status::Certified);
     const PeriodsResult plain = certify_row_periods(o);
     expect_same_certificate(r, plain);

@@ -10,9 +10,9 @@
 #include <string>
 
 #include "grundy/periods.hpp"
-#include "strip/checkpoint.hpp"
-#include "strip/run_hooks.hpp"
-#include "strip/strip.hpp"
+#include "strip/certify/checkpoint.hpp"
+#include "strip/certify/run_hooks.hpp"
+#include "strip/sweep/strip.hpp"
 
 namespace grundy {
 namespace {
@@ -87,7 +87,7 @@ TEST(PeriodsPrefix, PhaseTwoKeepsThePhaseOneRows) {
     hooks.after_block = [&](uint64_t) {
         if (progress.phase.load() == 2) stop.store(true);
     };
-    const PeriodsResult stopped = strip::certify_row_periods(o, hooks);
+    const PeriodsResult stopped = strip::certify_row_periods(o, hooks).periods;
     ASSERT_EQ(stopped.status, PeriodsResult::Status::Interrupted);
     EXPECT_EQ(stopped.phase, 2);
     EXPECT_GT(stopped.rows.size(), 0u);

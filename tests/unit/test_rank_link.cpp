@@ -1,14 +1,14 @@
 // The rank logic of grundy-mpi (a strip cut into bands of rows, one per rank, rows changing hands
-// as they settle: strip/rank_link.hpp) run in one process, each rank a thread over an in-process
-// link (support/thread_link.hpp): every rank count gives the single process's certificate and
-// rows. tests/python/test_mpi.py runs the same through MPI.
+// as they settle: strip/ranks/rank_link.hpp) run in one process, each rank a thread over an
+// in-process link (support/thread_link.hpp): every rank count gives the single process's
+// certificate and rows. tests/python/test_mpi.py runs the same through MPI.
 #include <gtest/gtest.h>
 
 #include <thread>
 #include <vector>
 
 #include "grundy/periods.hpp"
-#include "strip/run_hooks.hpp"
+#include "strip/certify/run_hooks.hpp"
 #include "support/thread_link.hpp"
 
 namespace grundy {
@@ -23,9 +23,9 @@ PeriodsOptions options(uint64_t rows) {
 }
 
 // Every rank's result (rank 0's holds the rows), each rank a thread.
-std::vector<PeriodsResult> certify_on_ranks(uint64_t rows, int ranks) {
+std::vector<strip::RunResult> certify_on_ranks(uint64_t rows, int ranks) {
     testing::ThreadLinks links(ranks);
-    std::vector<PeriodsResult> results(ranks);
+    std::vector<strip::RunResult> results(ranks);
     std::vector<std::thread> threads;
     for (int r = 0; r < ranks; ++r)
         threads.emplace_back([&, r] {
@@ -62,21 +62,21 @@ TEST(RankLink, RanksGiveTheSingleProcessRows) {
         ASSERT_EQ(single.status, PeriodsResult::Status::Certified);
         for (const int ranks : {1, 2, 3}) {
             SCOPED_TRACE(std::to_string(rows) + " rows on " + std::to_string(ranks) + " ranks");
-            const std::vector<PeriodsResult> results = certify_on_ranks(rows, ranks);
-            const PeriodsResult& first = results[0];
-            EXPECT_EQ(first.ranks, ranks);
-            expect_same_rows(first, single);
+            const std::vector<strip::RunResult> results = certify_on_ranks(rows, ranks);
+            const strip::RunResult& first = results[0];
+            EXPECT_EQ(first.ranks.ranks, ranks);
+            expect_same_rows(first.periods, single);
             // Every rank knows the certificate; boundaries went up the ranks.
-            for (const PeriodsResult& r : results) {
-                EXPECT_EQ(r.status, single.status);
-                EXPECT_EQ(r.period, single.period);
+            for (const strip::RunResult& r : results) {
+                EXPECT_EQ(r.periods.status, single.status);
+                EXPECT_EQ(r.periods.period, single.period);
             }
-            EXPECT_EQ(first.bytes_sent > 0, ranks > 1);
+            EXPECT_EQ(first.ranks.bytes_sent > 0, ranks > 1);
             // The same rows although rows changed hands (with their state and ring) as they
             // settled.
             if (ranks > 1 && rows >= 100) {
-                EXPECT_GT(first.rebalances, 0u);
-                EXPECT_GT(first.rows_moved, 0u);
+                EXPECT_GT(first.ranks.rebalances, 0u);
+                EXPECT_GT(first.ranks.rows_moved, 0u);
             }
         }
     }

@@ -1,11 +1,11 @@
-// cut_rank_rows: the rows of each MPI rank (strip/rank_link.hpp). The ranks' results themselves
-// are compared with the single process in tests/python/test_mpi.py (mpirun).
+// cut_rank_rows: the rows of each MPI rank (strip/ranks/rank_link.hpp). The ranks' results
+// themselves are compared with the single process in tests/python/test_mpi.py (mpirun).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "grundy/error.hpp"
-#include "strip/rank_link.hpp"
+#include "strip/ranks/rank_link.hpp"
 #include "strip/strip_config.hpp"
 
 namespace grundy {

@@ -1,11 +1,11 @@
 // SettleGrowth: the fitted growth behind the progress line's expected certificate column
-// (strip/search_progress.hpp), on settle points made from known power laws.
+// (strip/certify/search_progress.hpp), on settle points made from known power laws.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 
-#include "strip/search_progress.hpp"
+#include "strip/certify/search_progress.hpp"
 
 namespace grundy {
 namespace {

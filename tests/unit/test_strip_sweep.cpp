@@ -1,6 +1,6 @@
-// The strip's sweep (strip/strip_sweep_template.hpp: bands of rows over batches of columns, swept
-// a few columns at a time along anti-diagonals) against a direct mex written here, cell by cell,
-// and its comparisons with a saved state against the state rebuilt from those cells: with and
+// The strip's sweep (strip/sweep/strip_sweep_template.hpp: bands of rows over batches of columns,
+// swept a few columns at a time along anti-diagonals) against a direct mex written here, cell by
+// cell, and its comparisons with a saved state against the state rebuilt from those cells: with and
 // without settled rows, 1 and 2 threads, lags from 1 to the default, blocks of every length.
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "grundy/engine.hpp"
-#include "strip/strip.hpp"
+#include "strip/sweep/strip.hpp"
 #include "support/kernel_builds.hpp"
 
 namespace grundy {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/summary.hpp"
 #include "grundy/analysis.hpp"
 #include "grundy/array_analysis.hpp"
 #include "grundy/error.hpp"

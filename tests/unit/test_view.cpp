@@ -16,7 +16,7 @@
 #include "support/cli.hpp"
 #include "support/scratch_dir.hpp"
 #include "view/pyramid.hpp"
-#include "view/table_source.hpp"
+#include "view/tile_source.hpp"
 
 namespace grundy::testing {
 namespace {
@@ -112,7 +112,7 @@ TEST(ViewPyramid, SavedLoadedAndCheckedAgainstTheTable) {
     const Hdf5TableReader table(path);
     EXPECT_FALSE(view::load_pyramid(table).has_value());
     const view::Pyramid built = view::build_pyramid(table);
-    view::save_pyramid(built, view::pyramid_path(path));
+    io::save_pyramid(built, io::pyramid_path(path));
     const std::optional<view::Pyramid> loaded = view::load_pyramid(table);
     ASSERT_TRUE(loaded.has_value());
     ASSERT_EQ(loaded->levels.size(), built.levels.size());
@@ -122,7 +122,7 @@ TEST(ViewPyramid, SavedLoadedAndCheckedAgainstTheTable) {
     // Another table's pyramid of the same shape is refused (its samples differ).
     view::Pyramid other = built;
     other.levels.front().blocks.front().sample += 1;
-    view::save_pyramid(other, view::pyramid_path(path));
+    io::save_pyramid(other, io::pyramid_path(path));
     EXPECT_FALSE(view::load_pyramid(table).has_value());
 }
 
@@ -133,8 +133,8 @@ TEST(ViewPyramid, DamagedFilesAreNotUsed) {
     const std::string path = dir / "t.h5";
     write_table(path, kRows, kCols);
     const Hdf5TableReader table(path);
-    const std::string side = view::pyramid_path(path);
-    view::save_pyramid(view::build_pyramid(table), side);
+    const std::string side = io::pyramid_path(path);
+    io::save_pyramid(view::build_pyramid(table), side);
     const std::string good = testing::slurp(side);
     ASSERT_TRUE(view::load_pyramid(table).has_value());
     auto write = [&](const std::string& bytes) {
@@ -171,9 +171,9 @@ TEST(ViewTiles, EveryKindOfZoomShowsTheCellsOrTheirBlocks) {
     ScratchDir dir;
     const std::string path = dir / "t.h5";
     write_table(path, kRows, kCols, 64);
-    view::SourceOptions options;
+    view::TileSourceOptions options;
     options.cache_bytes = 64 << 10;  // four of the 64 x 64 chunks
-    view::TableSource source(path, options);
+    view::TileSource source(path, options);
     const double diff_max = 3.0 * (kRows - 1);
     std::vector<uint8_t> rgb;
     auto pixel = [&](int px, int py) {

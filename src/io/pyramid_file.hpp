@@ -1,0 +1,59 @@
+// The multiscale pyramid of `grundy view` (view/pyramid.hpp) as it is stored: its levels of
+// BlockStats, and the file beside a table that holds them, TABLE.pyramid (HDF5, written whole
+// or not at all, so that the table's file is never touched). Layout: pyramid_file.cpp and
+// docs/viewer.md, "The pyramid".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace grundy::io {
+
+inline constexpr int kPyramidBase = 4;  // the finest stored level: blocks of 16 x 16 cells
+
+// Blocks of 2^level cells across a side of n cells (the last one cut at the table's edge).
+inline uint64_t pyramid_blocks(uint64_t n, int level) {
+    return (n + (uint64_t{1} << level) - 1) >> level;
+}
+
+// What a zoomed-out pixel shows of its block of cells (view/colouring.hpp): the sample (g at
+// the block's cell of least x and least y) for g mod k, the mean of (g - x + 2y) / 3y, the mean
+// of x + y - g, and the share of P-positions.
+struct BlockStats {
+    uint32_t sample = 0;
+    float scaled = 0;
+    float diff = 0;
+    float p_share = 0;
+};
+
+struct PyramidLevel {
+    int level = 0;
+    uint64_t width = 0, height = 0;  // blocks across and up
+    std::vector<BlockStats> blocks;  // row-major, block (bx, by) at by * width + bx
+    const BlockStats& at(uint64_t bx, uint64_t by) const { return blocks[by * width + bx]; }
+};
+
+class Pyramid {
+  public:
+    uint64_t rows = 0, cols = 0;
+    std::vector<PyramidLevel> levels;  // kPyramidBase, kPyramidBase + 1, ..., at least one
+
+    const PyramidLevel* level(int l) const;
+    uint64_t bytes() const;
+};
+
+// The file beside a table that holds its pyramid.
+std::string pyramid_path(const std::string& table_path);
+
+// Writes the pyramid to `path` whole or not at all (PATH.tmp, fsync, rename). Throws
+// grundy::Error when it cannot.
+void save_pyramid(const Pyramid& pyramid, const std::string& path);
+
+// Levels kPyramidBase..top of the pyramid of a rows x cols table, read from `path`; nullopt
+// when the file is missing, unreadable, or not such a pyramid (another format, version, base
+// level or shape, a level missing, a dataset of another shape).
+std::optional<Pyramid> read_pyramid(const std::string& path, uint64_t rows, uint64_t cols, int top);
+
+}  // namespace grundy::io

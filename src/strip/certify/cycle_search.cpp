@@ -1,0 +1,153 @@
+// Phase 1 of a certification: Brent's cycle search on the strip's relative state, block by
+// block, and the rows that settle on the way (certification.hpp says how).
+#include <algorithm>
+
+#include "strip/certify/certification.hpp"
+#include "strip/strip_config.hpp"
+
+namespace grundy::strip {
+namespace {
+
+// The sub-strip of rows 0..m-1 (which evolves on its own) has the same state at the saved column
+// and `lambda` columns later, compared in full: those rows are periodic with period lambda for
+// ever from there, and need no sweep any more if the ring holds whole periods of them (length a
+// multiple of lambda). Takes effect at the next block.
+// `limit`: with ranks, rank 0's rows but one (Strip::settle).
+void note_settled(SettledRows& settled, SearchState& p, uint64_t m, uint64_t lambda,
+                  uint64_t limit) {
+    m = std::min(m, limit);
+    if (m <= settled.rows || p.ring_len == 0 || p.ring_len % lambda != 0) return;
+    settled.rows = m;
+    settled.period = lambda;
+    settled.values = p.ring.data();  // rank 0's ring starts at row 0
+    settled.length = p.ring_len;
+    settled.stride = p.ring_stride;
+}
+
+}  // namespace
+
+// Phase 1 until the certificate and, with a ring that P divides, the ring's tail past it.
+// False when the run must return now (not certified within max_cols, or interrupted).
+bool Certification::search_cycle() {
+    if (!p_.strip.words.empty()) strip_->restore(p_.strip);
+    resettle();
+    for (;;) {
+        const uint64_t next = strip_->columns_done();
+        result_.column = next;
+        if (!p_.found && o_.max_cols && next >= o_.max_cols) {
+            result_.status = PeriodsResult::Status::NotCertified;
+            return false;
+        }
+        const uint64_t end = block_end(next);
+        const bool comparing = !p_.found && next > first_saved();
+        unrecorded_rows_ = rows_repeating_in_ring(next);
+        StripBlock b;
+        b.columns = end - next;
+        if (p_.ring_len) b.rows_done = recorder_;
+        b.first_reported_row = unrecorded_rows_;
+        if (comparing) {
+            b.compare = &p_.saved;
+            b.matched_rows = &matched_rows_;
+        }
+        plan_.sweep_block(*strip_, b);
+        uint64_t processed = 0;
+        const bool done = walk_block(next, end, comparing, processed);
+        result_.columns_swept += processed;
+        result_.column = end;
+        check_record(p_, record_errors_);
+        if (done) return true;
+        // The whole strip repeats from x0 on: every row is settled for the ring's tail.
+        if (p_.found) note_settled(settled_, p_, Y_, p_.period, plan_.settle_limit());
+        settle_rows(end);
+        plan_.rebalance(*strip_, p_, settled_);
+        report(o_.progress, 1, end, p_.found ? p_.x0 + p_.ring_len + 1 : 0,
+               p_.has_saved ? p_.saved.column : p_.x0, *strip_);
+        if (control_.after_block(p_, *strip_, result_, processed)) return false;
+    }
+}
+
+// The block ends where a state must be saved, or where the phase ends.
+uint64_t Certification::block_end(uint64_t next) const {
+    uint64_t end = next + kBlockColumns;
+    if (p_.found) return std::min(end, p_.x0 + p_.ring_len + 1);
+    if (o_.max_cols) end = std::min(end, o_.max_cols);
+    if (next <= first_saved()) return std::min(end, first_saved() + 1);
+    return std::min(end, p_.saved.column + p_.power + 1);
+}
+
+// Brent's decisions for columns next..end-1, in order, as a sweep of one column at a time
+// would take them. Returns true when phase 1 is over.
+bool Certification::walk_block(uint64_t next, uint64_t end, bool comparing, uint64_t& processed) {
+    for (uint64_t x = next; x < end; ++x) {
+        ++processed;
+        if (!p_.found && x == first_saved()) {
+            strip_->snapshot(p_.saved);  // x is the block's last column
+            p_.has_saved = true;
+            p_.power = 64;
+        } else if (!p_.found && x > first_saved()) {
+            const uint64_t lambda = x - p_.saved.column;
+            if (comparing)
+                note_settled(settled_, p_, matched_rows_[x - next], lambda, plan_.settle_limit());
+            if (comparing && matched_rows_[x - next] == Y_) {
+                // Compared in full by the bands, each match copied out and compared again
+                // (Strip::band_mismatch).
+                p_.found = true;
+                p_.x0 = p_.saved.column;
+                p_.period = lambda;
+                p_.has_saved = false;
+                p_.saved.words.clear();
+                // Without a ring that P divides, phase 2 must compute the preperiods.
+                if (p_.ring_len == 0 || p_.ring_len % p_.period != 0) return true;
+            } else if (lambda == p_.power) {
+                // A longer window for the next saved state: 1/8 longer, not twice (Brent's
+                // choice), so the saved column overshoots the state's preperiod by at most
+                // about 1/8 once the window exceeds the period. x is the block's last column.
+                strip_->snapshot(p_.saved);
+                p_.power += std::max<uint64_t>(p_.power / 8, 1);
+            }
+        }
+        // With a ring of L = k P: mismatches d(x + L) != d(x) are all seen for x <= x0 once
+        // column x0 + L is swept, and the ring then holds columns x0 + 1 .. x0 + L.
+        if (p_.found && x >= p_.x0 + p_.ring_len) return true;
+    }
+    return false;
+}
+
+// Rows settled at least a ring length before column x: the ring already holds their values
+// of column x (a ring length is a whole number of their periods, all past their
+// preperiods), so recording them again would write the same values and find no mismatch.
+uint64_t Certification::rows_repeating_in_ring(uint64_t x) const {
+    uint64_t rows = 0;
+    for (const auto& [m, since] : p_.settled_since)
+        if (since + p_.ring_len <= x) rows = std::max(rows, m);
+    return rows;
+}
+
+// Hands the strip the rows whose sub-strip repeated in the last block (note_settled).
+void Certification::settle_rows(uint64_t end) {
+    if (settled_.rows <= p_.settled_rows) return;
+    strip_->settle(settled_);
+    p_.settled_rows = settled_.rows;
+    p_.settled_period = settled_.period;
+    p_.settled_since.emplace_back(settled_.rows, end);
+    growth_.add(settled_.rows, end);
+    show_settled();
+}
+
+// A resumed run: the rows that had settled are settled again (their periodicity was proved
+// before the checkpoint and the ring holds their values).
+void Certification::resettle() {
+    if (p_.settled_rows == 0) return;
+    note_settled(settled_, p_, p_.settled_rows, p_.settled_period, plan_.settle_limit());
+    strip_->settle(settled_);
+    for (const auto& [m, since] : p_.settled_since) growth_.add(m, since);
+    show_settled();
+}
+
+void Certification::show_settled() {
+    if (!o_.progress) return;
+    o_.progress->settled_rows.store(settled_.rows, std::memory_order_relaxed);
+    o_.progress->expected_x0.store(growth_.predict(Y_), std::memory_order_relaxed);
+}
+
+}  // namespace grundy::strip

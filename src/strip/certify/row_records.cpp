@@ -1,0 +1,124 @@
+// The per-row records of a certification (row_records.hpp).
+#include "strip/certify/row_records.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "grundy/error.hpp"
+#include "strip/strip_config.hpp"
+
+namespace grundy::strip {
+namespace {
+// Rows converted at a time by record_rows (a buffer on the stack).
+constexpr uint64_t kRecordChunk = 256;
+}  // namespace
+
+uint64_t minimal_period(std::span<const uint16_t> block) {
+    const uint64_t P = block.size();
+    for (uint64_t q = 1; q < P; ++q) {
+        if (P % q) continue;
+        bool ok = true;
+        for (uint64_t i = 0; i + q < P && ok; ++i) ok = block[i] == block[i + q];
+        if (ok) return q;
+    }
+    return P;
+}
+
+// Ring length for phase 1: periods observed so far are all 3 * 2^k and the strip's P has been
+// about 1.5 Y^2, so a ring of 3 * 2^k >= P columns, started at column 0, usually makes phase 2
+// unnecessary (any multiple L of P gives the same preperiods: pre(L) = pre(P)). Bounded by
+// 4 Y^2 (the extra columns after the certificate are L - P) and by the memory budget.
+uint64_t speculative_ring(uint64_t rows, uint64_t budget_bytes) {
+    const uint64_t cap = std::max<uint64_t>(4 * rows * rows, 48);
+    uint64_t L = 0;
+    for (uint64_t c = 3; c <= cap && c * rows * 2 <= budget_bytes; c *= 2) L = c;
+    return L;
+}
+
+namespace {
+
+// Values g - x + 2y of rows y0.. of column x written to `out` (the ring), the values there before
+// kept in `old` (Compare) and their differences ORed into `diff`; true if any value lies
+// outside 0..3y (Landman's bounds). Written so that the baseline build vectorises it: the
+// row's offsets are running sums rather than products (no 64-bit multiply in SSE2), and the
+// bound test is a subtraction whose top bit says "outside" (3y - v < 0 for v above 3y, v itself
+// for v below 0), where a 64-bit comparison would not vectorise.
+template <bool Compare>
+bool convert_rows(const uint64_t* g, uint64_t x, uint64_t y0, uint64_t m, uint16_t* out,
+                  uint16_t* old, uint16_t& diff) {
+    uint64_t offset = 2 * y0 - x, limit = 3 * y0, outside = 0;
+    uint16_t differ = 0;
+    for (uint64_t i = 0; i < m; ++i) {
+        const uint64_t v = g[i] + offset;
+        outside |= (limit - v) | v;
+        const auto value = static_cast<uint16_t>(v);
+        if constexpr (Compare) {
+            old[i] = out[i];
+            differ |= out[i] ^ value;
+        }
+        out[i] = value;
+        offset += 2;
+        limit += 3;
+    }
+    diff = differ;
+    return outside >> 63;
+}
+
+// The first row of y0.. whose value in g lies outside Landman's bounds (convert_rows found one).
+uint64_t first_outside(const uint64_t* g, uint64_t x, uint64_t y0, uint64_t m) {
+    for (uint64_t i = 0; i < m; ++i) {
+        const uint64_t y = y0 + i;
+        if (g[i] + 2 * y - x > 3 * y) return y;
+    }
+    return y0;
+}
+
+}  // namespace
+
+void record_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g,
+                 RecordErrors& errors) {
+    const uint64_t L = p.ring_len, n = y1 - y0, at = y0 - p.first_row;
+    uint16_t* slot = p.ring.data() + p.ring_index(x, y0);
+    // A band records a batch of columns at a time, after sweeping them: the slot of the column
+    // a batch ahead (a slot a few columns ahead is read a few records later, too soon).
+    prefetch_ring_values(p.ring.data() + p.ring_index(x + kStripBatchColumns, y0), n, true);
+    // Loops the compiler vectorises: the values written and compared with those L columns
+    // before in one pass, and only if any differs, which.
+    uint16_t old[kRecordChunk];
+    for (uint64_t c0 = 0; c0 < n; c0 += kRecordChunk) {
+        const uint64_t m = std::min(kRecordChunk, n - c0);
+        uint16_t* out = slot + c0;
+        uint16_t diff = 0;
+        const bool outside = x >= L ? convert_rows<true>(g + c0, x, y0 + c0, m, out, old, diff)
+                                    : convert_rows<false>(g + c0, x, y0 + c0, m, out, old, diff);
+        if (outside) {
+            const uint64_t bad_y = first_outside(g + c0, x, y0 + c0, m);
+            std::lock_guard<std::mutex> lock(errors.mutex);
+            if (!errors.out_of_bounds || x < errors.x) {
+                errors.out_of_bounds = true;
+                errors.x = x;
+                errors.y = bad_y;
+            }
+        }
+        if (diff) {
+            // Masks rather than a branch per row, so that this loop is vectorised too.
+            uint64_t* last = p.last_mismatch.data() + at + c0;
+            for (uint64_t i = 0; i < m; ++i) {
+                const uint64_t same = uint64_t{0} - static_cast<uint64_t>(old[i] == out[i]);
+                last[i] = (last[i] & same) | ((x - L) & ~same);
+            }
+        }
+    }
+}
+
+void check_record(const SearchState& p, RecordErrors& errors) {
+    if (errors.out_of_bounds)
+        throw Error("internal: g(" + std::to_string(errors.x) + ", " + std::to_string(errors.y) +
+                    ") outside Landman's bounds");
+    // A mismatch d(x + L) != d(x) past x0 would contradict the certificate (L a multiple of P).
+    if (p.found && p.ring_len % p.period == 0)
+        for (const uint64_t m : p.last_mismatch)
+            if (m != kNone && m > p.x0) throw Error("internal: a row broke the certificate");
+}
+
+}  // namespace grundy::strip

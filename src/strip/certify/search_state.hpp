@@ -1,0 +1,106 @@
+// The state of a certification that a checkpoint carries: the phase, the live strip, Brent's
+// saved state, the certificate once found, and the ring of recent values per row that gives the
+// exact preperiods (certification.hpp says how they fit together).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <utility>
+#include <vector>
+
+#include "grundy/row_period.hpp"
+#include "strip/sweep/strip.hpp"
+
+namespace grundy::strip {
+
+inline constexpr uint64_t kNone = ~uint64_t{0};
+
+// The ring's storage: calloc, so the zero pages cost nothing until the sweep reaches them (a
+// vector would write gigabytes of zeros up front).
+class Ring {
+  public:
+    void assign(uint64_t n) {
+        data_.reset();
+        size_ = 0;
+        if (n == 0) return;
+        data_.reset(static_cast<uint16_t*>(std::calloc(n, sizeof(uint16_t))));
+        if (!data_) throw std::bad_alloc();
+        size_ = n;
+    }
+    // To n >= size() values, keeping the first size() (the others are not set): realloc, which
+    // for a buffer this large remaps its pages instead of copying them.
+    void grow(uint64_t n) {
+        if (n <= size_) return;
+        void* q = std::realloc(data_.get(), n * sizeof(uint16_t));
+        if (!q) throw std::bad_alloc();
+        (void)data_.release();
+        data_.reset(static_cast<uint16_t*>(q));
+        size_ = n;
+    }
+    uint16_t* data() { return data_.get(); }
+    const uint16_t* data() const { return data_.get(); }
+    uint64_t size() const { return size_; }
+    uint16_t operator[](uint64_t i) const { return data_.get()[i]; }
+
+  private:
+    struct Free {
+        void operator()(uint16_t* q) const { std::free(q); }
+    };
+    std::unique_ptr<uint16_t, Free> data_;
+    uint64_t size_ = 0;
+};
+
+// Everything a run needs to continue: the phase, the live strip, and the phase's own data.
+struct SearchState {
+    uint32_t phase = 1;   // 1: cycle search (and its tail), 2: second pass
+    StripSnapshot strip;  // after column strip.column; empty words: no column swept yet
+    // phase 1
+    bool has_saved = false;
+    StripSnapshot saved;
+    uint64_t power = 1;
+    // the certificate, once found
+    bool found = false;
+    uint64_t x0 = 0, period = 0;
+    // this process's rows first_row..end_row-1 (all of them but with ranks: rank_link.hpp)
+    uint64_t first_row = 0, end_row = 0;
+    // per-row ring of the last ring_len values of g - x + 2y of this process's rows, at
+    // ring_index(x, y), and the last x with d(x + ring_len) != d(x) (at y - first_row)
+    uint64_t ring_len = 0;
+    std::vector<uint64_t> last_mismatch;  // kNone if none
+    Ring ring;
+    // The ring has room for rows ring_first .. ring_first + ring_stride - 1: this process's rows
+    // and, with ranks, rows it may take over later without laying the ring out again
+    // (rank_moves.hpp). Rank 0's ring starts at row 0.
+    uint64_t ring_first = 0, ring_stride = 0;
+    uint64_t ring_index(uint64_t x, uint64_t y) const {
+        return (x % ring_len) * ring_stride + (y - ring_first);
+    }
+    // The rows the ring holds values of: rows_in_ring()..end_row-1, this process's rows but, in
+    // phase 2, those that phase 1 certified (unringed_rows).
+    uint64_t unringed_rows = 0;
+    uint64_t rows_in_ring() const { return std::min(end_row, std::max(first_row, unringed_rows)); }
+    // phase 1: rows 0..settled_rows-1 repeat with settled_period (dividing ring_len) and are no
+    // longer swept; settled_since: (rows, column) each time more rows settled, in order.
+    uint64_t settled_rows = 0, settled_period = 0;
+    std::vector<std::pair<uint64_t, uint64_t>> settled_since;
+    // Rows 0..final_rows.size()-1, certified before the whole strip (final_rows.cpp), on the
+    // process that has them (rank 0 with ranks). Checkpoints carry them in phase 2 only: in
+    // phase 1 the ring gives them again.
+    std::vector<RowPeriod> final_rows;
+};
+
+// A fresh ring of L columns for rows p.rows_in_ring()..p.end_row-1.
+inline void start_ring(SearchState& p, uint64_t L) {
+    const uint64_t rows = p.end_row - p.rows_in_ring();
+    p.ring_len = L;
+    p.ring.assign(0);
+    p.ring.assign(rows * L);
+    p.ring_first = p.rows_in_ring();
+    p.ring_stride = rows;
+    p.last_mismatch.assign(p.end_row - p.first_row, kNone);
+}
+
+}  // namespace grundy::strip

@@ -1,0 +1,69 @@
+// Packed boundary sets (boundary_bits.hpp).
+#include "strip/sweep/boundary_bits.hpp"
+
+namespace grundy::strip {
+
+using engine::BitWindow;
+
+namespace {
+
+// ORs `bits` into word w of the window (reserved), keeping its summary of full words.
+void or_word(const BitWindow& win, uint64_t w, uint64_t bits) {
+    if (!bits) return;
+    const engine::WindowView v = win.view();
+    uint64_t* word = v.word_ptr(w);
+    *word |= bits;
+    if (*word == ~uint64_t{0})
+        *reinterpret_cast<uint64_t*>(v.full_origin + 8 * (w / 64)) |= uint64_t{1} << (w % 64);
+}
+
+}  // namespace
+
+uint64_t window_chunk(const BitWindow& w, int64_t v) {
+    if (v < 0) {  // only for the first columns: values below 0 do not exist
+        uint64_t r = 0;
+        for (int64_t i = 0; i < 64; ++i)
+            if (v + i >= 0 && w.contains(static_cast<uint64_t>(v + i))) r |= uint64_t{1} << i;
+        return r;
+    }
+    auto word = [&w](uint64_t i) -> uint64_t {
+        if ((i + 1) * 64 <= w.low) return ~uint64_t{0};
+        uint64_t stored = (i >= w.base && i - w.base < w.capacity) ? w.words[i - w.base] : 0;
+        if (i * 64 < w.low) stored |= (uint64_t{1} << (w.low % 64)) - 1;
+        return stored;
+    };
+    const uint64_t u = static_cast<uint64_t>(v);
+    const uint64_t i = u / 64, sh = u % 64;
+    uint64_t r = word(i) >> sh;
+    if (sh) r |= word(i + 1) << (64 - sh);
+    return r;
+}
+
+void pack_window(const BitWindow& w, int64_t first, uint64_t words, uint64_t* out) {
+    for (uint64_t k = 0; k < words; ++k)
+        out[k] = window_chunk(w, first + static_cast<int64_t>(64 * k));
+}
+
+void or_packed(BitWindow& win, const uint64_t* packed, uint64_t lo, uint64_t hi, int64_t first) {
+    if (first >= 0) {
+        const uint64_t f = static_cast<uint64_t>(first);
+        const uint64_t w0 = f / 64, sh = f % 64;
+        for (uint64_t k = lo; k <= hi; ++k) {
+            const uint64_t bits = packed[k];
+            if (!bits) continue;
+            or_word(win, w0 + k, bits << sh);
+            if (sh) or_word(win, w0 + k + 1, bits >> (64 - sh));
+        }
+        return;
+    }
+    // The first columns only: bit by bit, leaving out values below 0 and below the floor.
+    for (uint64_t k = lo; k <= hi; ++k)
+        for (uint64_t bits = packed[k]; bits; bits &= bits - 1) {
+            const int64_t v = first + static_cast<int64_t>(64 * k + __builtin_ctzll(bits));
+            if (v < 0 || static_cast<uint64_t>(v) < win.low) continue;
+            const uint64_t u = static_cast<uint64_t>(v);
+            or_word(win, u / 64, uint64_t{1} << (u % 64));
+        }
+}
+
+}  // namespace grundy::strip

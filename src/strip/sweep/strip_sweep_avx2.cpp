@@ -1,0 +1,43 @@
+// The strip's sweep with the flat AVX2 mex kernel (engine/mex_kernel_avx2.hpp). Only this
+// file's functions are compiled for it (internal linkage); select_strip_sweep hands it out only
+// where the CPU has the instructions.
+#include <immintrin.h>
+
+#include "engine/mex_kernel.hpp"
+#include "strip/sweep/strip_sweep.hpp"
+
+namespace grundy::strip {
+
+// Clang has no GCC target pragma (the fuzz build, tests/fuzz, is clang's): the same attribute
+// on every function.
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,bmi"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2,bmi")
+#endif
+namespace {
+using namespace grundy::engine;
+
+#include "engine/mex_kernel_avx2.hpp"
+
+#define MEX_PROBE probe_first_word
+#define MEX_FINISH mex_finish_avx2
+#include "engine/sweep_cell_template.hpp"  // first: the strip sweep below uses it
+
+#include "strip/sweep/strip_sweep_template.hpp"
+#undef MEX_PROBE
+#undef MEX_FINISH
+
+}  // namespace
+
+void sweep_strip_avx2(StripWindows& s, const StripBatch& b) {
+    sweep_strip_body(s, b);
+}
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
+}  // namespace grundy::strip
