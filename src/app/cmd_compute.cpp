@@ -70,13 +70,11 @@ void describe(po::options_description& o, std::vector<std::string>&) {
 void check_fits(const EngineOptions& e, const std::string* output, bool pyramid,
                 const Compression& compression, double left, const MemoryBudget& budget) {
     const uint64_t rows = e.rows, cols = e.cols;
-    const uint64_t state = estimate_state_bytes(rows, cols, e.tile, e.threads);
-    const uint64_t all = estimate_compute_bytes(rows, cols, e.tile, e.threads, output) +
-                         (pyramid ? view::pyramid_build_bytes(rows, cols) : 0);
+    const auto [state, all] =
+        compute_memory(rows, cols, e.tile, e.threads, output != nullptr, pyramid);
     if (budget.bytes && all > budget.bytes) {
-        const uint64_t side = largest_square(
-            budget.bytes, e.tile, e.threads, output,
-            pyramid ? +[](uint64_t n) { return view::pyramid_build_bytes(n, n); } : nullptr);
+        const uint64_t side =
+            largest_fitting_square(budget.bytes, e.tile, e.threads, output != nullptr, pyramid);
         throw MemoryError("a " + std::to_string(rows) + " x " + std::to_string(cols) +
                           " table needs about " + human_bytes(static_cast<double>(all)) +
                           " in all, " + human_bytes(static_cast<double>(state)) +

@@ -19,6 +19,20 @@ double output_bytes(uint64_t rows, uint64_t cols, const Compression& compression
     return 0.8 * raw;
 }
 
+ComputeMemory compute_memory(uint64_t rows, uint64_t cols, uint32_t tile, int threads, bool output,
+                             bool pyramid) {
+    return {estimate_state_bytes(rows, cols, tile, threads),
+            estimate_compute_bytes(rows, cols, tile, threads, output) +
+                (pyramid ? view::pyramid_build_bytes(rows, cols) : 0)};
+}
+
+uint64_t largest_fitting_square(uint64_t budget, uint32_t tile, int threads, bool output,
+                                bool pyramid) {
+    return largest_square(
+        budget, tile, threads, output,
+        pyramid ? +[](uint64_t n) { return view::pyramid_build_bytes(n, n); } : nullptr);
+}
+
 std::string compute_estimate(const EngineOptions& e, const std::string* output, bool pyramid,
                              const Compression& compression, const MemoryBudget& budget) {
     const int workers = e.threads > 0 ? e.threads : omp_get_max_threads();
@@ -33,9 +47,9 @@ std::string compute_estimate(const EngineOptions& e, const std::string* output, 
         output ? static_cast<double>(estimate_compute_bytes(e.rows, e.cols, tile, workers, true)) -
                      bare
                : 0;
-    const double building =
-        pyramid ? static_cast<double>(view::pyramid_build_bytes(e.rows, e.cols)) : 0;
-    const double all = bare + writing + building;
+    const double all = static_cast<double>(
+        compute_memory(e.rows, e.cols, tile, workers, output != nullptr, pyramid).all);
+    const double building = all - bare - writing;
     std::ostringstream out;
     out << "a " << e.rows << " x " << e.cols << " table on " << workers << " threads, tile " << tile
         << ":\n"
@@ -50,9 +64,8 @@ std::string compute_estimate(const EngineOptions& e, const std::string* output, 
     if (!budget.bytes || all <= static_cast<double>(budget.bytes)) {
         out << "fits\n";
     } else {
-        const uint64_t side = largest_square(
-            budget.bytes, tile, workers, output,
-            pyramid ? +[](uint64_t n) { return view::pyramid_build_bytes(n, n); } : nullptr);
+        const uint64_t side =
+            largest_fitting_square(budget.bytes, tile, workers, output != nullptr, pyramid);
         out << "refused; the largest square that fits at these settings is " << side << " x "
             << side << "\n";
     }

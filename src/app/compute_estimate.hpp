@@ -15,6 +15,18 @@ namespace grundy::app {
 // 131072^2 with 4-byte ones).
 double output_bytes(uint64_t rows, uint64_t cols, const Compression& compression);
 
+// What compute checks against the budget for a run of rows x cols on `threads` threads with
+// tiles of `tile` (0: the defaults): the windows at their widest, and everything (those, the
+// buffers, with `output` what writing adds, with `pyramid` the pyramid being built, the program).
+struct ComputeMemory {
+    uint64_t state = 0, all = 0;
+};
+ComputeMemory compute_memory(uint64_t rows, uint64_t cols, uint32_t tile, int threads, bool output,
+                             bool pyramid);
+// The largest square whose compute_memory fits `budget` at these settings.
+uint64_t largest_fitting_square(uint64_t budget, uint32_t tile, int threads, bool output,
+                                bool pyramid);
+
 // The memory of a run of `e` (the windows at their widest, the tile and chunk buffers, the
 // writer's queue, the pyramid being built, the program), against `budget`, and the disk its
 // output takes (`output` null: none): the same figures compute checks before it starts.
