@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""scripts/bench_view.py [--size N] [--rounds R] [--tiles T] [--dir D] [--nice K]: the targets of
-`grundy view` (docs/viewer.md, "Speed") on an N x N table (default 32768):
+"""scripts/bench_view.py [--size N | --table F.h5 [--cold]] [--rounds R] [--tiles T] [--dir D]
+[--nice K]: the targets of `grundy view` (docs/viewer.md, "Speed") on an N x N table (default
+32768), or on the stored table F.h5 and its pyramid (1 left out; nothing written or removed):
 
 1. compute with the pyramid against --no-pyramid, whole runs alternated R times (A B A B ...),
    each ratio from two runs seconds apart; prints every round and the median, of the wall time
    and of the CPU time (user + system: on a busy machine the steadier of the two);
-2. opening the table (process start to the first answer of /info), R times;
+2. opening the table (process start to the first answer of /info), R times; with --cold, the
+   table's and the pyramid's pages dropped from the page cache before each (POSIX_FADV_DONTNEED
+   on those two files only: a disk read, as on a table not opened for a while);
 3. tile latency at every zoom, from the whole table down to one cell: T tiles per zoom at random
    places, each asked once on a fresh server (a cold chunk cache), one request at a time;
    prints the median and the largest per zoom, of the wall time and of the server's CPU time
@@ -69,6 +72,13 @@ def get(port, path):
     return r.status, body
 
 
+def drop_from_page_cache(*paths):
+    for p in paths:
+        fd = os.open(p, os.O_RDONLY)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
+
+
 def cpu_seconds(pid):
     """The process's user + system CPU time so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -86,6 +96,9 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--tiles", type=int, default=6)
     ap.add_argument("--compute-only", action="store_true", help="only the compute rounds")
+    ap.add_argument("--table", help="a stored table to open instead of computing one")
+    ap.add_argument("--cold", action="store_true",
+                    help="with --table: its pages and its pyramid's out of the page cache first")
     ap.add_argument("--dir", default="/tmp")
     ap.add_argument("--nice", type=int, help="run the server at this niceness (root: below 0 "
                     "puts it ahead of a shared machine's other work, as on an idle one)")
@@ -97,12 +110,18 @@ def main():
         Path(a.dir).mkdir(parents=True, exist_ok=True)
     except OSError as e:
         ap.exit(2, f"bench_view.py: cannot make the folder {a.dir}: {e.strerror}\n")
+    if a.cold and not a.table:
+        ap.exit(2, "bench_view.py: --cold needs --table\n")
+    if a.table and not os.path.isfile(a.table):
+        ap.exit(2, f"bench_view.py: no table {a.table}\n")
     if a.nice is not None:
         NICE[:] = ["nice", "-n", str(a.nice)]
     exe = os.environ.get("GRUNDY_EXE") or str(REPO / "build" / "grundy")
     if not os.access(exe, os.X_OK):
         ap.exit(2, f"bench_view.py: no grundy program at {exe} (build it: scripts/run "
                    "jobs/quickstart.ini, or set GRUNDY_EXE)\n")
+    if a.table:
+        return measure_view(exe, Path(a.table), a)
     n = a.size
     table = Path(a.dir) / f"bench-view-{n}.h5"
     base = [exe, "compute", "--rows", str(n), "--cols", str(n), "--output", str(table),
@@ -122,12 +141,19 @@ def main():
           f"(range {min(ratios):.3f}-{max(ratios):.3f}); CPU time "
           f"{statistics.median(cpu_ratios):.3f} ({min(cpu_ratios):.3f}-{max(cpu_ratios):.3f})")
 
-    if a.compute_only:
-        for p in (table, Path(str(table) + ".pyramid")):
-            p.unlink(missing_ok=True)
-        return
+    if not a.compute_only:
+        measure_view(exe, table, a)
+    for p in (table, Path(str(table) + ".pyramid")):
+        p.unlink(missing_ok=True)
+
+
+def measure_view(exe, table, a):
+    """Parts 2 and 3 on `table` (and its pyramid, which must be there)."""
+    pyramid = Path(str(table) + ".pyramid")
     opens = []
     for _ in range(a.rounds):
+        if a.cold:
+            drop_from_page_cache(table, pyramid)
         proc, port, seconds = start_view(exe, table)
         opens.append(seconds)
         stop(proc)
@@ -135,10 +161,8 @@ def main():
 
     proc, port, _ = start_view(exe, table)
     _, body = get(port, "/info")
-
-
     info = json.loads(body)
-    print(f"pyramid: {Path(str(table) + '.pyramid').stat().st_size / 2**20:.1f} MiB, "
+    print(f"pyramid: {pyramid.stat().st_size / 2**20:.1f} MiB, "
           f"table: {table.stat().st_size / 2**20:.1f} MiB")
     stop(proc)
     rng = random.Random(1)
@@ -146,11 +170,11 @@ def main():
     worst = worst_cpu = 0.0
     for zoom in range(info["minZoom"], info["maxZoom"] + 1):
         span = 256 >> zoom if zoom >= 0 else 256 << -zoom
-        count = -(-n // span)
+        across, up = -(-info["cols"] // span), -(-info["rows"] // span)
         proc, port, _ = start_view(exe, table)
         times, cpus = [], []
         for i in range(a.tiles):
-            tx, ty = rng.randrange(count), rng.randrange(count)
+            tx, ty = rng.randrange(across), rng.randrange(up)
             colouring = ["mod", "scaled", "diff", "ppos"][i % 4]
             cpu = cpu_seconds(proc.pid)
             start = time.monotonic()
@@ -166,8 +190,6 @@ def main():
               f"largest {max(times):6.1f}; server CPU median {statistics.median(cpus):6.1f}, "
               f"largest {max(cpus):6.1f}", flush=True)
     print(f"largest tile latency {worst:.1f} ms (server CPU time {worst_cpu:.1f} ms)")
-    for p in (table, Path(str(table) + ".pyramid")):
-        p.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":

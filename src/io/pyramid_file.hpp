@@ -11,6 +11,7 @@
 
 namespace grundy::io {
 
+inline constexpr const char* kPyramidFormat = "grundy view pyramid";  // its `format`
 inline constexpr int kPyramidBase = 4;  // the finest stored level: blocks of 16 x 16 cells
 
 // Blocks of 2^level cells across a side of n cells (the last one cut at the table's edge).
@@ -53,7 +54,9 @@ void save_pyramid(const Pyramid& pyramid, const std::string& path);
 
 // Levels kPyramidBase..top of the pyramid of a rows x cols table, read from `path`; nullopt
 // when the file is missing, unreadable, or not such a pyramid (another format, version, base
-// level or shape, a level missing, a dataset of another shape).
+// level or shape, a level missing, a dataset of another shape or type, or stored otherwise than
+// save_pyramid stores it). Reads the whole file: io/pyramid_reader.hpp reads it a rectangle of
+// blocks at a time.
 std::optional<Pyramid> read_pyramid(const std::string& path, uint64_t rows, uint64_t cols, int top);
 
 }  // namespace grundy::io

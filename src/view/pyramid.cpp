@@ -212,19 +212,35 @@ std::optional<Pyramid> build_pyramid(const Hdf5TableReader& table,
     return builder.finish();
 }
 
-std::optional<Pyramid> load_pyramid(const Hdf5TableReader& table) {
+std::unique_ptr<io::PyramidReader> open_pyramid(const Hdf5TableReader& table) {
     const int top = std::max(top_level(table.rows(), table.cols()), kPyramidBase);
-    std::optional<Pyramid> p =
-        io::read_pyramid(io::pyramid_path(table.path()), table.rows(), table.cols(), top);
-    if (!p) return std::nullopt;
+    std::unique_ptr<io::PyramidReader> p =
+        io::PyramidReader::open(io::pyramid_path(table.path()), table.rows(), table.cols(), top);
+    if (!p) return nullptr;
     // A pyramid of another table of this shape (from a stopped or another run) would show
     // wrong pictures: a few samples must equal the table's cells.
-    const PyramidLevel& base = p->levels.front();
-    for (const uint64_t i : {uint64_t{0}, base.blocks.size() / 3, base.blocks.size() - 1}) {
-        const uint64_t bx = i % base.width, by = i / base.width;
-        if (table.at(bx * kBase, by * kBase) != base.blocks[i].sample) return std::nullopt;
+    const uint64_t width = p->width(kPyramidBase), blocks = width * p->height(kPyramidBase);
+    for (const uint64_t i : {uint64_t{0}, blocks / 3, blocks - 1}) {
+        const uint64_t bx = i % width, by = i / width;
+        BlockStats s;
+        try {
+            p->read(kPyramidBase, bx, by, 1, 1, &s);
+        } catch (const Error&) {
+            return nullptr;  // cut short since it was opened
+        }
+        if (table.at(bx * kBase, by * kBase) != s.sample) return nullptr;
     }
     return p;
+}
+
+std::optional<Pyramid> load_pyramid(const Hdf5TableReader& table) {
+    const std::unique_ptr<io::PyramidReader> p = open_pyramid(table);
+    if (!p) return std::nullopt;
+    try {
+        return p->read_all();
+    } catch (const Error&) {
+        return std::nullopt;
+    }
 }
 
 void PyramidSink::begin(const TableShape& shape) {

@@ -20,6 +20,7 @@
 
 #include "grundy/tile_sink.hpp"
 #include "io/pyramid_file.hpp"
+#include "io/pyramid_reader.hpp"
 #include "view/colouring.hpp"
 
 namespace grundy {
@@ -68,8 +69,10 @@ class PyramidBuilder {
     std::mutex unaligned_;
 };
 
-// Reads TABLE.pyramid (io::pyramid_path) if it is there and belongs to `table` (its shape, and
-// sampled cells equal to the table's); nullopt otherwise.
+// Opens TABLE.pyramid (io::pyramid_path) if it is there and belongs to `table` (its shape, and
+// sampled cells equal to the table's), reading only those samples of its blocks; null otherwise.
+std::unique_ptr<io::PyramidReader> open_pyramid(const Hdf5TableReader& table);
+// The same, read whole; nullopt where open_pyramid gives null, or the file is cut short since.
 std::optional<Pyramid> load_pyramid(const Hdf5TableReader& table);
 // Builds the pyramid of a stored table, reading it once in bands of rows (io::save_pyramid
 // keeps it).

@@ -95,7 +95,7 @@ uint64_t build_band_bytes(uint64_t chunk_rows, uint64_t cols) {
 
 TileSource::TileSource(const std::string& path, const TileSourceOptions& options,
                        void (*say)(const std::string&))
-    : table_(path, options.allow_incomplete), options_(options) {
+    : table_(path, options.allow_incomplete), options_(options), cache_(options.cache_bytes) {
     chunk_cols_ = table_.chunk_cols();
     chunk_rows_ = table_.chunk_rows();
     if (std::optional<std::vector<RowPeriod>> stored = io::read_row_periods(table_.path())) {
@@ -103,18 +103,23 @@ TileSource::TileSource(const std::string& path, const TileSourceOptions& options
         has_periods_ = true;
     }
     const bool zoomed = top_level(rows(), cols()) >= kPyramidBase;
-    // A pyramid is loaded, or built (its sums and levels together) while a band of chunks is
-    // read; the cache fills up to its size as the page is explored.
+    std::unique_ptr<io::PyramidReader> stored =
+        zoomed && table_.complete() ? open_pyramid(table_) : nullptr;
+    // A stored pyramid's pages are read as tiles ask for them; one built here is held whole,
+    // with its sums while a band of chunks is read. The chunk cache fills up to its size as the
+    // page is explored.
     const uint64_t pyramid =
-        zoomed ? pyramid_build_bytes(rows(), cols()) + build_band_bytes(chunk_rows_, cols()) : 0;
+        stored   ? options.pyramid_cache_bytes
+        : zoomed ? pyramid_build_bytes(rows(), cols()) + build_band_bytes(chunk_rows_, cols())
+                 : 0;
     require_memory(options.cache_bytes + pyramid + (uint64_t{64} << 20), options.budget,
                    "viewing a " + std::to_string(rows()) + " x " + std::to_string(cols()) +
                        " table with a cache of " +
                        format_bytes(static_cast<double>(options.cache_bytes)),
                    "; a smaller {cache} leaves more room");
     if (!zoomed) return;  // every zoom from the cells
-    if (std::optional<Pyramid> p = table_.complete() ? load_pyramid(table_) : std::nullopt) {
-        pyramid_ = std::move(*p);
+    if (stored) {
+        pyramid_.read_from(std::move(stored), options.pyramid_cache_bytes);
         pyramid_origin_ = io::pyramid_path(path);
         return;
     }
@@ -125,15 +130,16 @@ TileSource::TileSource(const std::string& path, const TileSourceOptions& options
         stopped_ = true;  // nothing built, nothing saved
         return;
     }
-    pyramid_ = std::move(*built);
     pyramid_origin_ = "built in memory";
-    if (!options_.save_pyramid || !table_.complete()) return;
-    try {
-        io::save_pyramid(pyramid_, io::pyramid_path(path));
-        pyramid_origin_ = io::pyramid_path(path) + " (built now)";
-    } catch (const Error& e) {
-        if (say) say(std::string("not kept: ") + e.what());
+    if (options_.save_pyramid && table_.complete()) {
+        try {
+            io::save_pyramid(*built, io::pyramid_path(path));
+            pyramid_origin_ = io::pyramid_path(path) + " (built now)";
+        } catch (const Error& e) {
+            if (say) say(std::string("not kept: ") + e.what());
+        }
     }
+    pyramid_.hold(std::move(*built));
 }
 
 TileSource::~TileSource() = default;
@@ -146,11 +152,7 @@ TileSource::Chunk TileSource::chunk(uint64_t cx, uint64_t cy) {
     const uint64_t key = cy * ((cols() + chunk_cols_ - 1) / chunk_cols_) + cx;
     {
         const std::lock_guard<std::mutex> lock(cache_mutex_);
-        const auto it = cache_.find(key);
-        if (it != cache_.end()) {
-            lru_.splice(lru_.begin(), lru_, it->second.place);
-            return it->second.values;
-        }
+        if (Chunk kept = cache_.find(key)) return kept;
     }
     const uint64_t x0 = cx * chunk_cols_, y0 = cy * chunk_rows_;
     const uint64_t w = std::min(chunk_cols_, cols() - x0), h = std::min(chunk_rows_, rows() - y0);
@@ -161,19 +163,7 @@ TileSource::Chunk TileSource::chunk(uint64_t cx, uint64_t cy) {
     }
     const std::lock_guard<std::mutex> lock(cache_mutex_);
     ++decoded_;
-    const auto it = cache_.find(key);
-    if (it != cache_.end()) return it->second.values;  // another thread read it meanwhile
-    lru_.push_front(key);
-    cache_.emplace(key, Entry{values, lru_.begin()});
-    cached_bytes_ += values->size() * sizeof(uint32_t);
-    // Never below one chunk: the one just read stays.
-    while (cached_bytes_ > options_.cache_bytes && lru_.size() > 1) {
-        const auto last = cache_.find(lru_.back());
-        cached_bytes_ -= last->second.values->size() * sizeof(uint32_t);
-        cache_.erase(last);
-        lru_.pop_back();
-    }
-    return values;
+    return cache_.put(key, std::move(values), w * h * sizeof(uint32_t));
 }
 
 uint64_t TileSource::chunks_decoded() const {
@@ -182,7 +172,7 @@ uint64_t TileSource::chunks_decoded() const {
 }
 uint64_t TileSource::cache_bytes() const {
     const std::lock_guard<std::mutex> lock(cache_mutex_);
-    return cached_bytes_;
+    return cache_.bytes();
 }
 
 void TileSource::read_rect(uint64_t x0, uint64_t y0, uint64_t w, uint64_t h, uint32_t* out) {
@@ -249,13 +239,13 @@ void TileSource::render_blocks(const TileRequest& q, const TileArea& a, const Pa
                                std::vector<uint8_t>& rgb) {
     const uint64_t side = uint64_t{1} << a.shift;
     const uint64_t bw = (a.w + side - 1) / side, bh = (a.h + side - 1) / side;
-    if (const PyramidLevel* level = pyramid_.level(a.shift)) {
-        const uint64_t bx0 = static_cast<uint64_t>(q.tx) * kTile,
-                       by0 = static_cast<uint64_t>(q.ty) * kTile;
+    if (pyramid_.has(a.shift)) {
+        const PyramidCache::Blocks blocks =
+            pyramid_.tile(a.shift, static_cast<uint64_t>(q.tx), static_cast<uint64_t>(q.ty));
         for (uint64_t j = 0; j < bh; ++j)
             for (uint64_t i = 0; i < bw; ++i)
                 fill(rgb, static_cast<int>(i), picture_row(q.up, j, kTile, 1), 1, 1,
-                     palette.block(level->at(bx0 + i, by0 + j), side));
+                     palette.block(blocks.at(i, j), side));
         return;
     }
     // Below the pyramid's base: the blocks' statistics from the cells (BlockStats). A

@@ -1,23 +1,24 @@
 // TileSource: one stored table as `grundy view` serves it: its cells through a cache of
-// decoded chunks of bounded size, its pyramid for the zoomed-out levels, its row periods (where
-// the file holds /analysis/row_periods), and the tiles drawn from them. Any thread may call it.
+// decoded chunks of bounded size, its pyramid for the zoomed-out levels (read from its file as
+// tiles ask, view/pyramid_cache.hpp), its row periods (where the file holds
+// /analysis/row_periods), and the tiles drawn from them. Any thread may call it.
 #pragma once
 
 #include <cstdint>
 #include <functional>
-#include <list>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "grundy/hdf5_reader.hpp"
 #include "grundy/memory.hpp"
 #include "grundy/row_period.hpp"
 #include "view/colouring.hpp"
+#include "view/lru_cache.hpp"
 #include "view/pyramid.hpp"
+#include "view/pyramid_cache.hpp"
 
 namespace grundy::view {
 
@@ -43,11 +44,14 @@ struct TileArea {
 struct TileSourceOptions {
     bool allow_incomplete = false;
     uint64_t cache_bytes = uint64_t{256} << 20;
+    // The pages of the pyramid's blocks kept when they are read from its file (1 MiB a tile);
+    // a pyramid built here is held whole instead.
+    uint64_t pyramid_cache_bytes = uint64_t{64} << 20;
     // Where a table has no pyramid file: build it, and save it beside the table when the
     // folder is writable (never for an incomplete table).
     bool save_pyramid = true;
-    // The memory budget (grundy/memory.hpp): the cache and the pyramid must fit in it, or the
-    // source is refused with MemoryError before either is allocated.
+    // The memory budget (grundy/memory.hpp): the caches and the pyramid must fit in it, or the
+    // source is refused with MemoryError before any is allocated.
     MemoryBudget budget;
     // Asked between bands of rows while a pyramid is built (a signal's flag): true stops the
     // build, and the source is then stopped() with no pyramid, none saved. Null: never.
@@ -69,7 +73,9 @@ class TileSource {
     // The pyramid's build was stopped (TileSourceOptions::stop_build): the source has no pyramid
     // and must not serve.
     bool stopped() const { return stopped_; }
+    // The pyramid's blocks in memory now, and those read from its file so far.
     uint64_t pyramid_bytes() const { return pyramid_.bytes(); }
+    uint64_t pyramid_bytes_read() const { return pyramid_.bytes_read(); }
     double diff_max() const;
     // The rows of /analysis/row_periods (io::read_row_periods), where the file has them.
     const std::vector<RowPeriod>& row_periods() const { return periods_; }
@@ -89,13 +95,13 @@ class TileSource {
                       std::vector<uint8_t>& rgb);
     void render_blocks(const TileRequest& q, const TileArea& a, const Palette& palette,
                        std::vector<uint8_t>& rgb);
-    using Chunk = std::shared_ptr<const std::vector<uint32_t>>;
+    using Chunk = ByteBoundedLru<uint64_t, std::vector<uint32_t>>::Shared;
     Chunk chunk(uint64_t cx, uint64_t cy);
     void read_rect(uint64_t x0, uint64_t y0, uint64_t w, uint64_t h, uint32_t* out);
 
     Hdf5TableReader table_;
     TileSourceOptions options_;
-    Pyramid pyramid_;
+    PyramidCache pyramid_;
     std::string pyramid_origin_;
     bool stopped_ = false;
     std::vector<RowPeriod> periods_;
@@ -104,13 +110,7 @@ class TileSource {
 
     // The cache: least recently used chunks dropped beyond options_.cache_bytes.
     mutable std::mutex cache_mutex_;
-    std::list<uint64_t> lru_;
-    struct Entry {
-        Chunk values;
-        std::list<uint64_t>::iterator place;
-    };
-    std::unordered_map<uint64_t, Entry> cache_;
-    uint64_t cached_bytes_ = 0;
+    ByteBoundedLru<uint64_t, std::vector<uint32_t>> cache_;
     uint64_t decoded_ = 0;
     std::mutex hdf5_mutex_;  // HDF5 calls: one at a time
 };

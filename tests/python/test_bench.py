@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 from conftest import PYTHON, REPO
 
@@ -92,12 +93,30 @@ def test_bench_view_makes_its_folder(tmp_path, grundy_exe):
     assert d.is_dir() and not any(d.iterdir())
 
 
+def test_bench_view_opens_a_stored_table_and_leaves_it(tmp_path, grundy_exe):
+    # --table: a table and pyramid already there, opened from a cold page cache, kept as they were.
+    table = tmp_path / "t.h5"
+    subprocess.run([grundy_exe, "compute", "--rows", "64", "--cols", "4096", "-o", str(table),
+                    "--quiet"], check=True)
+    before = table.read_bytes(), Path(f"{table}.pyramid").read_bytes()
+    r = subprocess.run([PYTHON, str(REPO / "scripts" / "bench_view.py"), "--table", str(table),
+                        "--cold", "--rounds", "2", "--tiles", "1"],
+                       capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, GRUNDY_EXE=grundy_exe))
+    assert r.returncode == 0, r.stderr
+    assert "open: median" in r.stdout and "zoom  -4" in r.stdout, r.stdout
+    assert "compute" not in r.stdout, r.stdout
+    assert (table.read_bytes(), Path(f"{table}.pyramid").read_bytes()) == before
+
+
 def test_bench_view_says_in_one_line_what_is_wrong(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     cases = [
         (["--dir", str(blocker / "sub")], "cannot make the folder"),
         (["--rounds", "0"], "--rounds must be at least 1"),
+        (["--cold"], "--cold needs --table"),
+        (["--table", str(tmp_path / "none.h5")], "no table"),
     ]
     for args, message in cases:
         r = subprocess.run([PYTHON, str(REPO / "scripts" / "bench_view.py"), *args],

@@ -194,6 +194,20 @@ def test_sigterm_exits_0(grundy_exe, wide):
         assert rc == 0, seconds
 
 
+def test_pyramid_cut_short_while_serving_fails_its_tiles_only(grundy_exe, wide, tmp_path):
+    """The pyramid is read from its file as tiles ask for it: cut short after the viewer opened
+    it, the zoomed-out tiles it no longer holds get a 500, and the server goes on."""
+    copy = tmp_path / "wide.h5"
+    shutil.copy(wide, copy)
+    shutil.copy(f"{wide}.pyramid", f"{copy}.pyramid")
+    with Server(grundy_exe, copy) as s:
+        os.truncate(f"{copy}.pyramid", 2048)
+        status, body = s.get("/tile/scaled/-4/0/0.png")
+        assert status == 500 and b"cut short" in body, (status, body)
+        assert s.get("/tile/scaled/0/0/0.png")[0] == 200
+        assert s.stop()[0] == 0
+
+
 @pytest.mark.parametrize("colouring", ["mod", "scaled", "diff", "ppos"])
 def test_tiles_show_the_colourings(grundy_exe, wide, wide_ref, colouring):
     diff_max = 3 * (WIDE_ROWS - 1)
