@@ -105,6 +105,10 @@ void serve(TileSource& source, const LeafletFiles& leaflet, const ServerOptions&
     std::thread watcher([&] {
         while (!stop.load() && !ended.load())
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        // cpp-httplib's stop() does nothing until listen_after_bind has marked the server
+        // running: a signal just after the bind was lost, and the viewer served on for ever.
+        while (!ended.load() && !server.is_running())
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
         server.stop_all();
     });
     server.listen_after_bind();
