@@ -28,13 +28,21 @@ Strip::Strip(uint64_t rows, MexKernel kernel, int threads, uint64_t lag, StripPa
     max_threads_ = threads > 1 ? static_cast<uint64_t>(threads) : 1;
     // Several bands per thread, and bands of at most about kStripCacheBandRows rows even with
     // one thread, whose tiles then run one after another (advance_block).
-    thread_bands_ = std::max<uint64_t>(max_threads_ == 1 ? 1 : max_threads_ * kStripBandsPerThread,
+    uint64_t per_thread = kStripBandsPerThread;
+    if (max_threads_ > kStripSmallTeam)
+        per_thread = std::clamp<uint64_t>(rows / (kStripTileRows * max_threads_),
+                                          kStripMinBandsPerThread, kStripBandsPerThread);
+    thread_bands_ = std::max<uint64_t>(max_threads_ == 1 ? 1 : max_threads_ * per_thread,
                                        rows / kStripCacheBandRows);
     // One band needs no pipeline of bands, so its windows need a lag only for the columns of
     // one batch (StripBatch); one thread's tiles, one chunk; a rank's rows may grow later
     // (repartition), so its windows are sized for its threads, not its first rows.
     if (!link_ && (hi_ - lo_) / kMinStripBandRows <= 1) thread_bands_ = 1;
-    const uint64_t tile_lag = lag ? lag : max_threads_ == 1 ? kStripChunkColumns : kStripLag;
+    const uint64_t tile_lag =
+        lag ? lag
+        : max_threads_ == 1
+            ? kStripChunkColumns
+            : std::max(kStripLag, kStripChunkColumns * kStripLagChunksPerThread * max_threads_);
     windows_ =
         std::make_unique<StripWindows>(rows, thread_bands_ == 1 ? kStripBatchColumns : tile_lag);
     // Highest rows first: they settle last, so that is where two states usually differ.
