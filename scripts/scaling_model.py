@@ -91,6 +91,15 @@ def critical_path(cost, deps):
 
 
 # ---- the table -------------------------------------------------------------------------------
+def default_tile(side, threads):
+    """grundy::default_tile for a square: the largest tile, from 512 down to 64, that leaves
+    4 tiles a side per thread."""
+    tile = 512
+    while tile > 64 and side < 4 * threads * tile:
+        tile //= 2
+    return tile
+
+
 def table_graph(side, tile, cell_s, task_s):
     """Tasks of a symmetric square (every tile above the diagonal mirrored): tile (i, j) with
     i >= j, an anti-diagonal after another; a tile on the diagonal sweeps its lower half."""

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "base/schedule_stats.hpp"
 #include "engine/config.hpp"
 #include "engine/sweep.hpp"
 #include "engine/table_state.hpp"
@@ -199,6 +200,7 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
                                                std::vector<uint32_t>(tile_cells));
 
     const auto start = std::chrono::steady_clock::now();
+    const ScheduleStats::Stamp region_start = ScheduleStats::now_if_on();
     auto replay_end = start;
 #pragma omp parallel num_threads(stats.threads)
 #pragma omp single
@@ -222,10 +224,13 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
             // clang-format on
             {
                 const size_t me = 2 * static_cast<size_t>(omp_get_thread_num());
+                const ScheduleStats::Stamp task_start = ScheduleStats::now_if_on();
                 work.run(t.i, t.j, buffers[me].data(), buffers[me + 1].data(), replay_pass);
+                if (ScheduleStats::on()) table_schedule_stats().task(task_start);
             }
         }
     }
+    if (ScheduleStats::on()) table_schedule_stats().region(region_start, stats.threads);
     const auto end = std::chrono::steady_clock::now();
     work.rethrow_failure();
     return finish_stats(stats, work.counters, grid, end - start, replay_end - start);

@@ -2,6 +2,9 @@
 graphs against the program's shapes, and the strip's lag loop found where it binds."""
 
 import importlib.util
+import os
+import re
+import subprocess
 
 import pytest
 
@@ -67,3 +70,62 @@ def test_prints_a_table_per_worker_count():
     assert r.returncode == 0, r.stderr
     lines = [l for l in r.stdout.splitlines() if l.startswith("| 1 ") or l.startswith("| 2 ")]
     assert len(lines) == 2 and "1.00 ×" in lines[0]
+
+
+def run_with_stats(exe, args, on):
+    env = dict(os.environ)
+    env.pop("GRUNDY_SCHEDULE_STATS", None)
+    if on:
+        env["GRUNDY_SCHEDULE_STATS"] = "1"
+    return subprocess.run([exe, *args], capture_output=True, text=True, env=env, timeout=120)
+
+
+def stats_line(stderr, name):
+    lines = [l for l in stderr.splitlines() if l.startswith(f"schedule {name}:")]
+    assert len(lines) == 1, stderr
+    m = re.fullmatch(rf"schedule {name}: (\d+) tasks of ([\d.]+) us on average \(([\d.]+) us of "
+                     r"CPU\); busy ([\d.]+) s of ([\d.]+) thread-seconds in (\d+) parallel "
+                     r"regions \(([\d.]+)%\)", lines[0])
+    assert m, lines[0]
+    return [float(g) for g in m.groups()]
+
+
+def test_schedule_stats_count_the_programs_tasks(grundy_exe, tmp_path):
+    # 1024^2 in tiles of 256: 4 x 4 tiles, the 10 on and below the diagonal are tasks.
+    table = ["compute", "--rows", "1024", "--cols", "1024", "--tile", "256", "--threads", "2",
+             "--no-output"]
+    r = run_with_stats(grundy_exe, table, True)
+    assert r.returncode == 0, r.stderr
+    tasks, mean_us, _, busy, held, regions, share = stats_line(r.stderr, "table")
+    assert (tasks, regions) == (10, 1)
+    assert busy == pytest.approx(tasks * mean_us * 1e-6, rel=0.01, abs=0.001)  # as printed
+    assert 0 < busy <= held * 1.001 and share <= 100.1
+    # Off, nothing is printed.
+    assert "schedule" not in run_with_stats(grundy_exe, table, False).stderr
+    # The strip on one thread: 64 rows are one band, tiles of at most 256 columns; 1024 columns
+    # swept in the search's blocks, every tile timed.
+    strip = ["periods", "--rows", "64", "--max-cols", "1024", "--no-blocks", "--threads", "1",
+             "-q", "--csv", str(tmp_path / "p.csv")]
+    r = run_with_stats(grundy_exe, strip, True)
+    assert r.returncode == 3, r.stderr  # not certified within --max-cols
+    tasks, mean_us, cpu_us, busy, held, regions, share = stats_line(r.stderr, "strip")
+    assert tasks >= 1024 / 256 and regions >= 1
+    assert 0 < cpu_us and 0 < busy <= held * 1.001 and share <= 100.1
+
+
+def test_bench_scaling_measures_beside_the_model(grundy_exe):
+    r = run_script("bench_scaling.py", "--threads", "1 2", "--side", "1024", "--rows", "64",
+                   "--cols", "4096", "--exe", grundy_exe)
+    assert r.returncode == 0, r.stderr
+    for title in ("Table 1024²", "Strip 64 rows × 4096 columns"):
+        lines = r.stdout.split(title, 1)[1].splitlines()
+        rows = [l for l in lines if l.startswith("| 1 |") or l.startswith("| 2 |")][:2]
+        assert len(rows) == 2, r.stdout
+        cells = [c.strip() for c in rows[0].strip("|").split("|")]
+        assert cells[2] == "1.00 ×" and cells[3] == "1.00 ×"  # the first line is the baseline
+        assert 0 < float(cells[4]) <= 100.1
+
+
+def test_bench_scaling_bad_input_exits_2(grundy_exe):
+    r = run_script("bench_scaling.py", "--threads", "0", "--exe", grundy_exe)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1

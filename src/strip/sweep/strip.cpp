@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "base/schedule_stats.hpp"
 #include "engine/config.hpp"
 #include "engine/sweep.hpp"
 #include "grundy/error.hpp"
@@ -307,12 +308,17 @@ void Strip::advance_block(const StripBlock& b) {
     // idle thread of the team still contends for the tasks' queue (once rows settle, a
     // 16-thread team over 6 bands ran slower than 4 threads).
     const int team = static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(threads_), K));
+    const bool timed = ScheduleStats::on();
+    const ScheduleStats::Stamp block_start = ScheduleStats::now_if_on();
     if (team == 1) {
         // In an order the dependencies below allow, with no task overhead.
         try {
             for (uint64_t j = 0; j < chunks; ++j)
-                for (size_t k = 0; k < K; ++k)
+                for (size_t k = 0; k < K; ++k) {
+                    const ScheduleStats::Stamp tile_start = ScheduleStats::now_if_on();
                     run_tile(k, first, j * chunk, std::min(chunk, b.columns - j * chunk), b);
+                    if (timed) strip_schedule_stats().task(tile_start);
+                }
         } catch (...) {
             failed_.store(true);
             throw;
@@ -340,7 +346,9 @@ void Strip::advance_block(const StripBlock& b) {
                     // After a failure the remaining tiles only run out.
                     if (!failed_.load(std::memory_order_relaxed)) {
                         try {
+                            const ScheduleStats::Stamp tile_start = ScheduleStats::now_if_on();
                             run_tile(k, first, i0, n, b);
+                            if (timed) strip_schedule_stats().task(tile_start);
                         } catch (...) {
 #pragma omp critical(grundy_strip_error)
                             if (!error) error = std::current_exception();
@@ -351,6 +359,7 @@ void Strip::advance_block(const StripBlock& b) {
             }
         if (error) std::rethrow_exception(error);
     }
+    if (timed) strip_schedule_stats().region(block_start, team);
     next_ = first + b.columns;
     if (mismatch_.load()) throw Error("internal: live comparison and snapshot disagree");
     if (b.compare && b.matched_rows) {
