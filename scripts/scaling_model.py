@@ -93,9 +93,9 @@ def critical_path(cost, deps):
 # ---- the table -------------------------------------------------------------------------------
 def default_tile(side, threads):
     """grundy::default_tile for a square: the largest tile, from 512 down to 64, that leaves
-    4 tiles a side per thread."""
-    tile = 512
-    while tile > 64 and side < 4 * threads * tile:
+    4 tiles a side per thread, 8 beyond 8 threads."""
+    per_thread, tile = (4 if threads <= 8 else 8), 512
+    while tile > 64 and side < per_thread * threads * tile:
         tile //= 2
     return tile
 
@@ -280,7 +280,7 @@ def main():
     ap.add_argument("schedule", choices=["table", "strip", "ranks"])
     ap.add_argument("--threads", default=None, help='worker counts, e.g. "1 2 4 8 16"')
     ap.add_argument("--side", type=int, default=32768)
-    ap.add_argument("--tile", type=int, default=512)
+    ap.add_argument("--tile", type=int, default=0, help="table: tile side (default: the program's)")
     ap.add_argument("--rows", type=int, default=2048)
     ap.add_argument("--cols", type=int, default=1 << 20)
     ap.add_argument("--lag", type=int, default=0, help="strip: columns (default: the program's)")
@@ -296,8 +296,9 @@ def main():
                     help="ranks: the collective calls at a block's end (microseconds)")
     a = ap.parse_args()
     for name in ("side", "tile", "rows", "cols", "lag", "bands_per_thread"):
-        if getattr(a, name) < (0 if name in ("lag", "bands_per_thread") else 1):
-            die(f"--{name.replace('_', '-')} must be positive")
+        zero_ok = name in ("tile", "lag", "bands_per_thread")  # 0: the program's choice
+        if getattr(a, name) < (0 if zero_ok else 1):
+            die(f"--{name.replace('_', '-')} must be {'0 or more' if zero_ok else 'positive'}")
     if a.lag % STRIP_CHUNK:
         die(f"--lag must be a multiple of {STRIP_CHUNK}")
     threads = numbers(a.threads or ("2 4 8 16" if a.schedule == "ranks" else "1 2 4 8 16"))
@@ -307,12 +308,12 @@ def main():
     if a.schedule == "table":
         computed = a.side * a.side / 2
         cell_s = (a.cell_ns * 1e-9) if a.cell_ns else 15.9 / computed
-        cost, deps = table_graph(a.side, a.tile, cell_s, task_s)
-        crit = critical_path(cost, deps)
-        base = sum(cost)
+        base = sum(table_graph(a.side, a.tile or default_tile(a.side, 1), cell_s, task_s)[0])
         for p in threads:
+            tile = a.tile or default_tile(a.side, p)
+            cost, deps = table_graph(a.side, tile, cell_s, task_s)
             s, b = simulate(cost, deps, p)
-            out.append((p, s, b, crit, ""))
+            out.append((p, s, b, critical_path(cost, deps), f" (tile {tile})"))
     else:
         cell_s = (a.cell_ns * 1e-9) if a.cell_ns else 41.9 / (a.rows * a.cols)
         base = strip_run(a.rows, a.cols, 1, a.lag, a.bands_per_thread, cell_s, task_s)[0]

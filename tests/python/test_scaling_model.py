@@ -32,6 +32,9 @@ def test_table_graph_has_the_programs_tasks():
     assert len(cost) == 36
     assert sum(cost) == 4096 * 4096 / 2
     assert all(p < i for i, d in enumerate(deps) for p in d)  # created after what they wait on
+    # grundy::default_tile (test_engine.cpp's DefaultTileByThreads)
+    assert [model.default_tile(32768, p) for p in (2, 8, 16)] == [512, 512, 256]
+    assert model.default_tile(4096, 2) == 512 and model.default_tile(65536, 16) == 512
 
 
 def test_strip_bands_follow_the_program():
@@ -57,7 +60,7 @@ def test_lag_loop_binds_on_16_threads_over_64_bands():
     assert loose[2] < 0.7 * loose[0]
 
 
-@pytest.mark.parametrize("args", [["table", "--tile", "0"], ["strip", "--threads", "x"],
+@pytest.mark.parametrize("args", [["table", "--tile", "-1"], ["strip", "--threads", "x"],
                                   ["strip", "--lag", "1000"]])
 def test_bad_input_exits_2(args):
     r = run_script("scaling_model.py", *args)
