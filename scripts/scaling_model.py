@@ -93,9 +93,11 @@ def critical_path(cost, deps):
 # ---- the table -------------------------------------------------------------------------------
 def default_tile(side, threads):
     """grundy::default_tile for a square: the largest tile, from 512 down to 64, that leaves
-    4 tiles a side per thread, 8 beyond 8 threads."""
-    per_thread, tile = (4 if threads <= 8 else 8), 512
-    while tile > 64 and side < per_thread * threads * tile:
+    4 tiles a side per thread; beyond 8 threads, 8 down to 256."""
+    tile = 512
+    while tile > 64 and side < 4 * threads * tile:
+        tile //= 2
+    while threads > 8 and tile > 256 and side < 8 * threads * tile:
         tile //= 2
     return tile
 

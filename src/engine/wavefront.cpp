@@ -32,14 +32,17 @@ using engine::TileRegion;
 
 uint32_t default_tile(uint64_t rows, uint64_t cols, int threads) {
     // As large as the table allows while each side still has kTilesPerThread tiles per thread
-    // (kTilesPerThreadMany on many threads) for the task graph to keep every worker busy.
+    // for the task graph to keep every worker busy (kTilesPerThreadMany on many threads, down
+    // to kSmallestManyThreadsTile).
     const uint64_t side = std::min(rows, cols);
     const uint64_t workers =
         static_cast<uint64_t>(threads > 0 ? threads : std::max(1, omp_get_max_threads()));
-    const uint64_t per_thread =
-        workers > engine::kSmallTileTeam ? engine::kTilesPerThreadMany : engine::kTilesPerThread;
     uint64_t tile = engine::kDefaultTile;
-    while (tile > engine::kSmallestDefaultTile && side < per_thread * workers * tile) tile /= 2;
+    while (tile > engine::kSmallestDefaultTile && side < engine::kTilesPerThread * workers * tile)
+        tile /= 2;
+    while (workers > engine::kSmallTileTeam && tile > engine::kSmallestManyThreadsTile &&
+           side < engine::kTilesPerThreadMany * workers * tile)
+        tile /= 2;
     return static_cast<uint32_t>(tile);
 }
 

@@ -35,6 +35,7 @@ def test_table_graph_has_the_programs_tasks():
     # grundy::default_tile (test_engine.cpp's DefaultTileByThreads)
     assert [model.default_tile(32768, p) for p in (2, 8, 16)] == [512, 512, 256]
     assert model.default_tile(4096, 2) == 512 and model.default_tile(65536, 16) == 512
+    assert model.default_tile(16384, 16) == 256 and model.default_tile(4096, 16) == 64
 
 
 def test_strip_bands_follow_the_program():
