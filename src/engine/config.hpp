@@ -20,6 +20,15 @@ inline constexpr uint64_t kMinWindowWords = 16;
 inline constexpr uint32_t kDefaultTile = 512;
 inline constexpr uint32_t kSmallestDefaultTile = 64;
 inline constexpr uint64_t kTilesPerThread = 4;
+// Beyond kSmallTileTeam threads, kTilesPerThreadMany, down to kSmallestManyThreadsTile: the
+// anti-diagonals at the square's corners hold fewer tiles than threads, and with 4 tiles per
+// side per thread that idled 19% of 16 threads at 32768^2 (scripts/scaling_model.py table: busy
+// 81% with tiles of 512, 94% with 256), while a tile of 256 costs 2 to 3.5% more per cell than
+// one of 512. Not below 256: a tile of 128 costs 12 to 16% more than one of 256, as much as the
+// schedule gains (one thread, 16384^2, --no-output, 2026-11-27). Up to 8 threads nothing changes.
+inline constexpr uint64_t kSmallTileTeam = 8;
+inline constexpr uint64_t kTilesPerThreadMany = 8;
+inline constexpr uint32_t kSmallestManyThreadsTile = 256;
 inline constexpr uint32_t kMinTile = 8;
 inline constexpr uint32_t kMaxTile = 4096;
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "base/schedule_stats.hpp"
 #include "engine/config.hpp"
 #include "engine/sweep.hpp"
 #include "engine/table_state.hpp"
@@ -31,12 +32,16 @@ using engine::TileRegion;
 
 uint32_t default_tile(uint64_t rows, uint64_t cols, int threads) {
     // As large as the table allows while each side still has kTilesPerThread tiles per thread
-    // for the task graph to keep every worker busy.
+    // for the task graph to keep every worker busy (kTilesPerThreadMany on many threads, down
+    // to kSmallestManyThreadsTile).
     const uint64_t side = std::min(rows, cols);
     const uint64_t workers =
         static_cast<uint64_t>(threads > 0 ? threads : std::max(1, omp_get_max_threads()));
     uint64_t tile = engine::kDefaultTile;
     while (tile > engine::kSmallestDefaultTile && side < engine::kTilesPerThread * workers * tile)
+        tile /= 2;
+    while (workers > engine::kSmallTileTeam && tile > engine::kSmallestManyThreadsTile &&
+           side < engine::kTilesPerThreadMany * workers * tile)
         tile /= 2;
     return static_cast<uint32_t>(tile);
 }
@@ -199,6 +204,7 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
                                                std::vector<uint32_t>(tile_cells));
 
     const auto start = std::chrono::steady_clock::now();
+    const ScheduleStats::Stamp region_start = ScheduleStats::now_if_on();
     auto replay_end = start;
 #pragma omp parallel num_threads(stats.threads)
 #pragma omp single
@@ -222,10 +228,13 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
             // clang-format on
             {
                 const size_t me = 2 * static_cast<size_t>(omp_get_thread_num());
+                const ScheduleStats::Stamp task_start = ScheduleStats::now_if_on();
                 work.run(t.i, t.j, buffers[me].data(), buffers[me + 1].data(), replay_pass);
+                if (ScheduleStats::on()) table_schedule_stats().task(task_start);
             }
         }
     }
+    if (ScheduleStats::on()) table_schedule_stats().region(region_start, stats.threads);
     const auto end = std::chrono::steady_clock::now();
     work.rethrow_failure();
     return finish_stats(stats, work.counters, grid, end - start, replay_end - start);

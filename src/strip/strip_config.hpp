@@ -15,6 +15,12 @@ inline constexpr uint64_t kStripCacheBandRows = 256;
 // Bands per thread: enough ready tiles that an idle thread finds one even while another thread
 // has lost its CPU (the project's machine is shared), few enough that tiles stay large.
 inline constexpr uint64_t kStripBandsPerThread = 4;
+// Beyond kStripSmallTeam threads, fewer bands per thread (down to kStripMinBandsPerThread) where
+// four would cut bands under kStripTileRows rows: every tile is handed to another core with its
+// windows (about 35 us measured on 2 cores), which 16 threads over 64 bands of 32 rows paid on
+// tiles of 160 us (scripts/scaling_model.py, docs/benchmarks.md "Scaling beyond 2 cores").
+inline constexpr uint64_t kStripSmallTeam = 8;
+inline constexpr uint64_t kStripTileRows = 64;
 // Rows per band wanted where the rows are too few for the bands above to have this many each:
 // a short strip on many threads (one band per thread at least, Strip::own_rows), and once rows
 // have settled, with at least kStripMinBandsPerThread bands per thread (Strip::cut_bands).
@@ -24,8 +30,12 @@ inline constexpr uint64_t kStripMinBandsPerThread = 2;
 // task overhead. Must divide kStripLag.
 inline constexpr uint64_t kStripChunkColumns = 256;
 // Columns the lowest band may run ahead of the highest: column windows and spare diagonal slots
-// (a few hundred bytes each at 1024 rows), 16 chunks.
+// (a few hundred bytes each at 1024 rows), 16 chunks, and at least kStripLagChunksPerThread
+// chunks per thread: the lowest band's tile j waits for the highest band's tile j - lag / chunk,
+// a loop through every band that caps the tiles in flight at lag / chunk. With 16 chunks on 16
+// threads that loop was the critical path, and any tile that ran late held up every thread.
 inline constexpr uint64_t kStripLag = 4096;
+inline constexpr uint64_t kStripLagChunksPerThread = 2;
 static_assert(kStripLag % kStripChunkColumns == 0);
 // Columns per message between the ranks of a strip (rank_link.hpp): 2 x 3Y bits each, so 96 KiB
 // at 512 rows, against microseconds of latency per message.

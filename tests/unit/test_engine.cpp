@@ -124,6 +124,22 @@ TEST(Engine, KernelNamesParse) {
     }
 }
 
+// The default tile: 512 while each side keeps 4 tiles per thread, halving down to 64; beyond 8
+// threads, 8 tiles per thread down to 256 (engine/config.hpp: the model's idle corners on 16
+// threads, against the cost of smaller tiles).
+TEST(Engine, DefaultTileByThreads) {
+    EXPECT_EQ(default_tile(32768, 32768, 2), 512u);
+    EXPECT_EQ(default_tile(4096, 4096, 2), 512u);
+    EXPECT_EQ(default_tile(2048, 4096, 2), 256u);
+    EXPECT_EQ(default_tile(32768, 32768, 8), 512u);
+    EXPECT_EQ(default_tile(32768, 32768, 16), 256u);
+    EXPECT_EQ(default_tile(65536, 65536, 16), 512u);
+    EXPECT_EQ(default_tile(16384, 16384, 16), 256u);
+    EXPECT_EQ(default_tile(4096, 4096, 16), 64u);
+    EXPECT_EQ(default_tile(262144, 262144, 64), 512u);
+    EXPECT_EQ(default_tile(100, 100000, 64), 64u);
+}
+
 // OEIS A004481 (the table) as published in its lower-triangle form A317205 (Winning Ways,
 // p. 76): row n of the triangle is g(n, 0), g(n, 1), ..., g(n, n).
 TEST(Engine, OeisA004481Triangle) {

@@ -249,6 +249,25 @@ TEST(PeriodsThreads, StripMatchesOneThreadCellByCell) {
     }
 }
 
+// Beyond 8 threads, bands of 64 rows or more (2 a thread at least) and a lag of 2 chunks a
+// thread (strip_config.hpp: kStripTileRows, kStripLagChunksPerThread); up to 8, 4 bands a thread.
+// 12 threads over 1100 rows: 24 bands, a lag of 6144 columns, swept past its wrap-around.
+TEST(PeriodsThreads, ManyThreadsCutWiderBandsAndKeepEveryCell) {
+    EXPECT_EQ(strip::Strip(2048, MexKernel::Auto, 2).bands(), 8u);
+    EXPECT_EQ(strip::Strip(2048, MexKernel::Auto, 8).bands(), 32u);
+    EXPECT_EQ(strip::Strip(2048, MexKernel::Auto, 16).bands(), 32u);
+    const uint64_t Y = 1100, cols = 7000;
+    strip::Strip one(Y, MexKernel::Auto, 1);
+    const std::vector<uint64_t> ref = sweep_cells(one, cols, {cols});
+    strip::Strip many(Y, MexKernel::Auto, 12);
+    ASSERT_EQ(many.bands(), 24u);
+    const std::vector<uint64_t> got = sweep_cells(many, cols, {6500, 500});
+    ASSERT_EQ(got, ref);
+    strip::StripSnapshot a;
+    one.snapshot(a);
+    EXPECT_TRUE(many.matches(a));
+}
+
 // The bands' comparison with a saved state, column by column, against the one-thread strip's
 // matches(); a state saved by one thread count restored into another, continuing identically.
 TEST(PeriodsThreads, ComparisonsAndRestoresAcrossThreadCounts) {

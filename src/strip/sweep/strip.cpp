@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "base/schedule_stats.hpp"
 #include "engine/config.hpp"
 #include "engine/sweep.hpp"
 #include "grundy/error.hpp"
@@ -28,13 +29,21 @@ Strip::Strip(uint64_t rows, MexKernel kernel, int threads, uint64_t lag, StripPa
     max_threads_ = threads > 1 ? static_cast<uint64_t>(threads) : 1;
     // Several bands per thread, and bands of at most about kStripCacheBandRows rows even with
     // one thread, whose tiles then run one after another (advance_block).
-    thread_bands_ = std::max<uint64_t>(max_threads_ == 1 ? 1 : max_threads_ * kStripBandsPerThread,
+    uint64_t per_thread = kStripBandsPerThread;
+    if (max_threads_ > kStripSmallTeam)
+        per_thread = std::clamp<uint64_t>(rows / (kStripTileRows * max_threads_),
+                                          kStripMinBandsPerThread, kStripBandsPerThread);
+    thread_bands_ = std::max<uint64_t>(max_threads_ == 1 ? 1 : max_threads_ * per_thread,
                                        rows / kStripCacheBandRows);
     // One band needs no pipeline of bands, so its windows need a lag only for the columns of
     // one batch (StripBatch); one thread's tiles, one chunk; a rank's rows may grow later
     // (repartition), so its windows are sized for its threads, not its first rows.
     if (!link_ && (hi_ - lo_) / kMinStripBandRows <= 1) thread_bands_ = 1;
-    const uint64_t tile_lag = lag ? lag : max_threads_ == 1 ? kStripChunkColumns : kStripLag;
+    const uint64_t tile_lag =
+        lag ? lag
+        : max_threads_ == 1
+            ? kStripChunkColumns
+            : std::max(kStripLag, kStripChunkColumns * kStripLagChunksPerThread * max_threads_);
     windows_ =
         std::make_unique<StripWindows>(rows, thread_bands_ == 1 ? kStripBatchColumns : tile_lag);
     // Highest rows first: they settle last, so that is where two states usually differ.
@@ -291,77 +300,95 @@ void Strip::advance_block(const StripBlock& b) {
     const uint64_t first = next_;
     for (auto& band : bands_)
         if (b.compare) band->mismatch.assign(b.columns, kNoMismatch);
+    // No more threads than bands: at most one tile of each band is ready at a time, and an
+    // idle thread of the team still contends for the tasks' queue (once rows settle, a
+    // 16-thread team over 6 bands ran slower than 4 threads).
+    const int team =
+        static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(threads_), bands_.size()));
+    const ScheduleStats::Stamp block_start = ScheduleStats::now_if_on();
+    sweep_tiles(b, first, team);
+    if (ScheduleStats::on()) strip_schedule_stats().region(block_start, team);
+    next_ = first + b.columns;
+    if (mismatch_.load()) throw Error("internal: live comparison and snapshot disagree");
+    if (b.compare && b.matched_rows) combine_matches(b, first);
+}
+
+// run_tile, timed for GRUNDY_SCHEDULE_STATS when that is on.
+void Strip::timed_tile(size_t k, uint64_t first, uint64_t i0, uint64_t n, const StripBlock& b) {
+    const ScheduleStats::Stamp start = ScheduleStats::now_if_on();
+    run_tile(k, first, i0, n, b);
+    if (ScheduleStats::on()) strip_schedule_stats().task(start);
+}
+
+// The block's tiles: one after another on one thread, else as tasks (advance_block's comment).
+void Strip::sweep_tiles(const StripBlock& b, uint64_t first, int team) {
     const size_t K = bands_.size();
     const uint64_t lag = windows_->lag;
     const uint64_t chunk = lag < kStripChunkColumns ? lag : kStripChunkColumns;
     const uint64_t chunks = (b.columns + chunk - 1) / chunk;
-    // No more threads than bands: at most one tile of each band is ready at a time, and an
-    // idle thread of the team still contends for the tasks' queue (once rows settle, a
-    // 16-thread team over 6 bands ran slower than 4 threads).
-    const int team = static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(threads_), K));
     if (team == 1) {
         // In an order the dependencies below allow, with no task overhead.
         try {
             for (uint64_t j = 0; j < chunks; ++j)
                 for (size_t k = 0; k < K; ++k)
-                    run_tile(k, first, j * chunk, std::min(chunk, b.columns - j * chunk), b);
+                    timed_tile(k, first, j * chunk, std::min(chunk, b.columns - j * chunk), b);
         } catch (...) {
             failed_.store(true);
             throw;
         }
-    } else {
-        const uint64_t behind = lag / chunk;  // chunk divides lag (config.hpp)
-        std::vector<char> token(K * chunks);  // tile (k, j): token[k * chunks + j]
-        char none = 0;                        // an absent dependency
-        std::exception_ptr error;
+        return;
+    }
+    const uint64_t behind = lag / chunk;  // chunk divides lag (config.hpp)
+    std::vector<char> token(K * chunks);  // tile (k, j): token[k * chunks + j]
+    char none = 0;                        // an absent dependency
+    std::exception_ptr error;
 #pragma omp parallel num_threads(team)
 #pragma omp single
-        for (uint64_t j = 0; j < chunks; ++j)
-            for (size_t k = 0; k < K; ++k) {
-                char* self = &token[k * chunks + j];
-                char* left = j > 0 ? &token[k * chunks + j - 1] : &none;
-                char* below = k > 0 ? &token[(k - 1) * chunks + j] : &none;
-                char* reuse = k == 0 && j >= behind ? &token[(K - 1) * chunks + j - behind] : &none;
-                const uint64_t i0 = j * chunk, n = std::min(chunk, b.columns - i0);
-                (void)self, (void)left, (void)below, (void)reuse;  // GCC misses depend uses
+    for (uint64_t j = 0; j < chunks; ++j)
+        for (size_t k = 0; k < K; ++k) {
+            char* self = &token[k * chunks + j];
+            char* left = j > 0 ? &token[k * chunks + j - 1] : &none;
+            char* below = k > 0 ? &token[(k - 1) * chunks + j] : &none;
+            char* reuse = k == 0 && j >= behind ? &token[(K - 1) * chunks + j - behind] : &none;
+            const uint64_t i0 = j * chunk, n = std::min(chunk, b.columns - i0);
+            (void)self, (void)left, (void)below, (void)reuse;  // GCC misses depend uses
 #pragma omp task default(shared) firstprivate(k, i0, n) depend(in                             \
                                                                : left[0], below[0], reuse[0]) \
     depend(out                                                                                \
            : self[0])
-                {
-                    // After a failure the remaining tiles only run out.
-                    if (!failed_.load(std::memory_order_relaxed)) {
-                        try {
-                            run_tile(k, first, i0, n, b);
-                        } catch (...) {
+            {
+                // After a failure the remaining tiles only run out.
+                if (!failed_.load(std::memory_order_relaxed)) {
+                    try {
+                        timed_tile(k, first, i0, n, b);
+                    } catch (...) {
 #pragma omp critical(grundy_strip_error)
-                            if (!error) error = std::current_exception();
-                            failed_.store(true);
-                        }
+                        if (!error) error = std::current_exception();
+                        failed_.store(true);
                     }
                 }
             }
-        if (error) std::rethrow_exception(error);
-    }
-    next_ = first + b.columns;
-    if (mismatch_.load()) throw Error("internal: live comparison and snapshot disagree");
-    if (b.compare && b.matched_rows) {
-        // Row 0 has no segment (it is g(x, 0) = x): the sub-strip of row 0 always matches.
-        b.matched_rows->assign(b.columns, static_cast<uint32_t>(rows_));
-        for (const auto& band : bands_)
-            for (uint64_t i = 0; i < b.columns; ++i)
-                (*b.matched_rows)[i] = std::min((*b.matched_rows)[i], band->mismatch[i]);
-        // The bands compared only the swept rows. Where those match above the settled ones, the
-        // settled part decides (rarely: only a whole period of theirs from the compared state;
-        // with ranks, where this rank's rows match).
-        const uint64_t S = settled_.rows;
-        for (uint64_t i = 0; S > 0 && i < b.columns; ++i)
-            if ((*b.matched_rows)[i] > S)
-                (*b.matched_rows)[i] =
-                    std::min((*b.matched_rows)[i], settled_mismatch(*b.compare, first + i));
-        // The lowest difference of any rank: every rank then takes the same decisions.
-        if (link_) link_->min_each(*b.matched_rows);
-    }
+        }
+    if (error) std::rethrow_exception(error);
+}
+
+// The bands' comparisons of the block into b.matched_rows.
+void Strip::combine_matches(const StripBlock& b, uint64_t first) {
+    // Row 0 has no segment (it is g(x, 0) = x): the sub-strip of row 0 always matches.
+    b.matched_rows->assign(b.columns, static_cast<uint32_t>(rows_));
+    for (const auto& band : bands_)
+        for (uint64_t i = 0; i < b.columns; ++i)
+            (*b.matched_rows)[i] = std::min((*b.matched_rows)[i], band->mismatch[i]);
+    // The bands compared only the swept rows. Where those match above the settled ones, the
+    // settled part decides (rarely: only a whole period of theirs from the compared state;
+    // with ranks, where this rank's rows match).
+    const uint64_t S = settled_.rows;
+    for (uint64_t i = 0; S > 0 && i < b.columns; ++i)
+        if ((*b.matched_rows)[i] > S)
+            (*b.matched_rows)[i] =
+                std::min((*b.matched_rows)[i], settled_mismatch(*b.compare, first + i));
+    // The lowest difference of any rank: every rank then takes the same decisions.
+    if (link_) link_->min_each(*b.matched_rows);
 }
 
 }  // namespace grundy::strip

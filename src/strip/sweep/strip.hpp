@@ -232,6 +232,9 @@ class Strip {
     void receive_boundary(Band& band, uint64_t x, uint64_t i, uint64_t columns);
     void send_boundary(Band& band, uint64_t x, uint64_t i, uint64_t columns);
     void run_tile(size_t k, uint64_t first, uint64_t i0, uint64_t n, const StripBlock& b);
+    void timed_tile(size_t k, uint64_t first, uint64_t i0, uint64_t n, const StripBlock& b);
+    void sweep_tiles(const StripBlock& b, uint64_t first, int team);
+    void combine_matches(const StripBlock& b, uint64_t first);
 
     uint64_t rows_;
     uint64_t lo_ = 0, hi_ = 0;
