@@ -53,7 +53,9 @@ inline constexpr uint64_t strip_row_cost(uint64_t y) {
 // Columns per sweep call of a band (strip_sweep_template.hpp): its resets and reservations are
 // made once per batch and its values handed on after it, so the loop over cells does nothing
 // else; a batch's values are buffered (one word per row and column). At most kStripChunkColumns.
-inline constexpr uint64_t kStripBatchColumns = 12;
+// 24 rather than 12 halved that per-batch work (callgrind, 2048 rows: 4.8 -> 2.8 instructions
+// per cell, about 2% of a strip cell); the buffer, 24 words per row of a band, stays in L2.
+inline constexpr uint64_t kStripBatchColumns = 24;
 static_assert(kStripBatchColumns <= kStripChunkColumns);
 
 // The certification (certify/certification.hpp).

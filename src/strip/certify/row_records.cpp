@@ -44,8 +44,9 @@ namespace {
 // bound test is a subtraction whose top bit says "outside" (3y - v < 0 for v above 3y, v itself
 // for v below 0), where a 64-bit comparison would not vectorise.
 template <bool Compare>
-bool convert_rows(const uint64_t* g, uint64_t x, uint64_t y0, uint64_t m, uint16_t* out,
-                  uint16_t* old, uint16_t& diff) {
+[[gnu::always_inline]] inline bool convert_rows(const uint64_t* g, uint64_t x, uint64_t y0,
+                                                uint64_t m, uint16_t* out, uint16_t* old,
+                                                uint16_t& diff) {
     uint64_t offset = 2 * y0 - x, limit = 3 * y0, outside = 0;
     uint16_t differ = 0;
     for (uint64_t i = 0; i < m; ++i) {
@@ -62,6 +63,33 @@ bool convert_rows(const uint64_t* g, uint64_t x, uint64_t y0, uint64_t m, uint16
     }
     diff = differ;
     return outside >> 63;
+}
+
+// The same loops built for AVX2 as well, taken where the CPU has it: four values a step instead
+// of two, which halves the records' instructions (7.3 -> 3.4 per cell at 2048 rows, callgrind).
+// The loops are the baseline's, inlined into a function compiled for AVX2 (always_inline above).
+// An AVX-512 build was no faster (the ring's cache lines bound it).
+[[gnu::target("avx2")]] bool convert_rows_avx2(bool compare, const uint64_t* g, uint64_t x,
+                                               uint64_t y0, uint64_t m, uint16_t* out,
+                                               uint16_t* old, uint16_t& diff) {
+    return compare ? convert_rows<true>(g, x, y0, m, out, old, diff)
+                   : convert_rows<false>(g, x, y0, m, out, old, diff);
+}
+
+bool convert_rows_baseline(bool compare, const uint64_t* g, uint64_t x, uint64_t y0, uint64_t m,
+                           uint16_t* out, uint16_t* old, uint16_t& diff) {
+    return compare ? convert_rows<true>(g, x, y0, m, out, old, diff)
+                   : convert_rows<false>(g, x, y0, m, out, old, diff);
+}
+
+using ConvertFn = bool (*)(bool, const uint64_t*, uint64_t, uint64_t, uint64_t, uint16_t*,
+                           uint16_t*, uint16_t&);
+ConvertFn convert_rows_best() {
+    static const ConvertFn best = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") ? convert_rows_avx2 : convert_rows_baseline;
+    }();
+    return best;
 }
 
 // The first row of y0.. whose value in g lies outside Landman's bounds (convert_rows found one).
@@ -85,12 +113,12 @@ void record_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uin
     // Loops the compiler vectorises: the values written and compared with those L columns
     // before in one pass, and only if any differs, which.
     uint16_t old[kRecordChunk];
+    const ConvertFn convert = convert_rows_best();
     for (uint64_t c0 = 0; c0 < n; c0 += kRecordChunk) {
         const uint64_t m = std::min(kRecordChunk, n - c0);
         uint16_t* out = slot + c0;
         uint16_t diff = 0;
-        const bool outside = x >= L ? convert_rows<true>(g + c0, x, y0 + c0, m, out, old, diff)
-                                    : convert_rows<false>(g + c0, x, y0 + c0, m, out, old, diff);
+        const bool outside = convert(x >= L, g + c0, x, y0 + c0, m, out, old, diff);
         if (outside) {
             const uint64_t bad_y = first_outside(g + c0, x, y0 + c0, m);
             std::lock_guard<std::mutex> lock(errors.mutex);

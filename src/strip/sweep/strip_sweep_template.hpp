@@ -60,13 +60,37 @@ static inline void sweep_columns(StripWindows& s, const StripBatch& b, uint64_t 
             col[k] = cursor_of(*column[k]);
             begin_cell(cells[k], col[k], rows[r], *diagonal[k][r]);
         }
-        for (; t + 1 < R; ++t) {
+        // While any of the K columns is still compared, every cell is followed by its check;
+        // once none is (a column stops at its first mismatch, mostly within its lowest rows),
+        // the rest of the band runs in a loop without them, as a table's rows do, which leaves
+        // the registers to the cells (below).
+        auto compared_any = [&] {
+            bool any = false;
+            for (int k = 0; k < K; ++k) any |= *compare[k];
+            return any;
+        };
+        for (bool checking = compared_any(); checking && t + 1 < R; ++t) {
 #pragma GCC unroll 8
             for (int k = 0; k < K; ++k) {
                 const uint64_t r = t - static_cast<uint64_t>(k);
                 out[k][r] = end_cell(cells[k], col[k], rows[r], *diagonal[k][r]);
                 compared(k, r);
                 begin_cell(cells[k], col[k], rows[r + 1], *diagonal[k][r + 1]);
+            }
+            checking = compared_any();
+        }
+        // Column k's row and diagonal of round t are row t - k and diagonal[0][t - 2k] (its
+        // diagonals are column 0's shifted by k), so one pointer into each serves the K columns:
+        // 3 instructions fewer per cell than indexing each column's own (callgrind, 2048 rows),
+        // most of them reloads of spilled pointers.
+        for (; t + 1 < R; ++t) {
+            BitWindow* const row_t = rows + t;
+            BitWindow* const* const dia_t = diagonal[0] + t;
+#pragma GCC unroll 8
+            for (int k = 0; k < K; ++k) {
+                out[k][t - static_cast<uint64_t>(k)] =
+                    end_cell(cells[k], col[k], row_t[-k], *dia_t[-2 * k]);
+                begin_cell(cells[k], col[k], row_t[1 - k], *dia_t[1 - 2 * k]);
             }
         }
 #pragma GCC unroll 8
