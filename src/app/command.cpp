@@ -1,6 +1,7 @@
 #include "app/command.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <iostream>
 #include <sstream>
 
@@ -12,6 +13,22 @@ namespace {
 std::vector<Command>& registry() {
     static std::vector<Command> all;
     return all;
+}
+
+// Boost.Program_options builds its messages by replacing placeholders such as
+// %canonical_option% until none is left, so an argument that itself holds one (say
+// "--x%canonical_option%") makes the message loop for ever. No option or value of grundy's needs
+// such text: it is refused before Boost sees it.
+void refuse_placeholders(const std::string& text, const std::string& where) {
+    for (size_t open = text.find('%'); open != std::string::npos; open = text.find('%', open + 1)) {
+        size_t end = open + 1;
+        while (end < text.size() &&
+               (std::islower(static_cast<unsigned char>(text[end])) || text[end] == '_'))
+            ++end;
+        if (end > open + 1 && end < text.size() && text[end] == '%')
+            throw Error(where + "'" + text.substr(open, end + 1 - open) +
+                        "' is not accepted in options (text of the form %name% is reserved)");
+    }
 }
 
 }  // namespace
@@ -60,6 +77,8 @@ bool parse_command_options(const Command& command, const Args& args, const JobSe
     for (size_t i = 0; i < positional_names.size(); ++i)
         positional.add(positional_names[i].c_str(), i + 1 == positional_names.size() ? -1 : 1);
 
+    for (const std::string& arg : args) refuse_placeholders(arg, "");
+    if (job) refuse_placeholders(job->text, job->origin + ": ");
     try {
         po::command_line_parser parser(args);
         parser.options(options)

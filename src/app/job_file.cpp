@@ -1,6 +1,7 @@
 // The job file of `grundy run` (job_file.hpp).
 #include "app/job_file.hpp"
 
+#include <cctype>
 #include <fstream>
 
 #include "grundy/error.hpp"
@@ -12,6 +13,14 @@ std::string trim(const std::string& s) {
     const auto b = s.find_first_not_of(" \t\r");
     if (b == std::string::npos) return "";
     return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+// Keys name long options: letters, digits, '-' and '_'.
+bool is_option_name(const std::string& key) {
+    if (key.empty()) return false;
+    for (const char c : key)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') return false;
+    return true;
 }
 
 }  // namespace
@@ -33,8 +42,11 @@ std::vector<JobFileSection> read_job_file(const std::string& path) {
             sections.push_back({name, {"", path + " [" + name + "]"}});
             continue;
         }
-        if (t.find('=') == std::string::npos)
+        const size_t equals = t.find('=');
+        if (equals == std::string::npos)
             throw Error(where + ": expected 'key = value', got '" + t + "'");
+        const std::string key = trim(t.substr(0, equals));
+        if (!is_option_name(key)) throw Error(where + ": '" + key + "' is not an option name");
         if (sections.empty()) throw Error(where + ": option outside any [section]");
         sections.back().job.text += t + "\n";
     }

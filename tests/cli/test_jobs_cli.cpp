@@ -68,6 +68,29 @@ TEST(CliJobs, DryRunPrintsTheCommandsAndRunsNone) {
     EXPECT_NE(bad.output.find("colour"), std::string::npos) << bad.output;
 }
 
+// Text that Boost.Program_options would take for a placeholder of its messages once made
+// them loop for ever (a job key "x%canonical_option%" found by fuzzing): now a key that is no
+// option name, and an argument holding "%name%", get one line and status 2.
+TEST(CliJobs, PlaceholderTextIsRefusedNotLoopedOn) {
+    ScratchDir dir;
+    const std::string job = dir.file("job.ini");
+    std::ofstream(job) << "[periods]\r\n\tresum%canonical_option%\t= p.csv\r\n";
+    const auto key = run_grundy("run " + job + " --dry-run");
+    EXPECT_EQ(key.status, 2) << key.output;
+    EXPECT_NE(key.output.find(job + ":2: 'resum%canonical_option%' is not an option name"),
+              std::string::npos)
+        << key.output;
+    std::ofstream(job) << "[periods]\nrows = 4\ncsv = %value%.csv\n";
+    const auto value = run_grundy("run " + job + " --dry-run");
+    EXPECT_EQ(value.status, 2) << value.output;
+    EXPECT_NE(value.output.find("'%value%' is not accepted"), std::string::npos) << value.output;
+    for (const char* args : {"compute --x%canonical_option%", "periods --rows %option%"}) {
+        const auto r = run_grundy(args);
+        EXPECT_EQ(r.status, 2) << args << ": " << r.output;
+        EXPECT_NE(r.output.find("is not accepted in options"), std::string::npos) << r.output;
+    }
+}
+
 // Sections run in order, each with the overrides its command knows; a section that fails ends
 // the job with its status, and the sections after it do not run.
 TEST(CliJobs, SectionsRunInOrderUntilOneFails) {
