@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "base/simd_clones.hpp"
 #include "grundy/error.hpp"
 #include "strip/strip_config.hpp"
 
@@ -65,31 +66,15 @@ template <bool Compare>
     return outside >> 63;
 }
 
-// The same loops built for AVX2 as well, taken where the CPU has it: four values a step instead
-// of two, which halves the records' instructions (7.3 -> 3.4 per cell at 2048 rows, callgrind).
-// The loops are the baseline's, inlined into a function compiled for AVX2 (always_inline above).
-// An AVX-512 build was no faster (the ring's cache lines bound it).
-[[gnu::target("avx2")]] bool convert_rows_avx2(bool compare, const uint64_t* g, uint64_t x,
-                                               uint64_t y0, uint64_t m, uint16_t* out,
-                                               uint16_t* old, uint16_t& diff) {
+// The loops built for any x86-64, for AVX2 and for AVX-512 (base/simd_clones.hpp), taken as the
+// CPU allows: AVX2 converts four values a step instead of two, which halves the records'
+// instructions (7.3 -> 3.4 per cell at 2048 rows, callgrind); AVX-512 is no faster (the ring's
+// cache lines bound it). convert_rows is always_inline so that each build has its own copy.
+GRUNDY_SIMD_CLONES bool convert_rows_built(bool compare, const uint64_t* g, uint64_t x, uint64_t y0,
+                                           uint64_t m, uint16_t* out, uint16_t* old,
+                                           uint16_t& diff) {
     return compare ? convert_rows<true>(g, x, y0, m, out, old, diff)
                    : convert_rows<false>(g, x, y0, m, out, old, diff);
-}
-
-bool convert_rows_baseline(bool compare, const uint64_t* g, uint64_t x, uint64_t y0, uint64_t m,
-                           uint16_t* out, uint16_t* old, uint16_t& diff) {
-    return compare ? convert_rows<true>(g, x, y0, m, out, old, diff)
-                   : convert_rows<false>(g, x, y0, m, out, old, diff);
-}
-
-using ConvertFn = bool (*)(bool, const uint64_t*, uint64_t, uint64_t, uint64_t, uint16_t*,
-                           uint16_t*, uint16_t&);
-ConvertFn convert_rows_best() {
-    static const ConvertFn best = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") ? convert_rows_avx2 : convert_rows_baseline;
-    }();
-    return best;
 }
 
 // The first row of y0.. whose value in g lies outside Landman's bounds (convert_rows found one).
@@ -113,12 +98,11 @@ void record_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uin
     // Loops the compiler vectorises: the values written and compared with those L columns
     // before in one pass, and only if any differs, which.
     uint16_t old[kRecordChunk];
-    const ConvertFn convert = convert_rows_best();
     for (uint64_t c0 = 0; c0 < n; c0 += kRecordChunk) {
         const uint64_t m = std::min(kRecordChunk, n - c0);
         uint16_t* out = slot + c0;
         uint16_t diff = 0;
-        const bool outside = convert(x >= L, g + c0, x, y0 + c0, m, out, old, diff);
+        const bool outside = convert_rows_built(x >= L, g + c0, x, y0 + c0, m, out, old, diff);
         if (outside) {
             const uint64_t bad_y = first_outside(g + c0, x, y0 + c0, m);
             std::lock_guard<std::mutex> lock(errors.mutex);
