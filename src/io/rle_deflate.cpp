@@ -65,39 +65,26 @@ inline size_t run_length(const uint8_t* p, size_t max, uint8_t v) {
     return k;
 }
 
-// Appends data[i, j) to the tokens as literals; bytes up to `end` may be read. 16 at a time
-// where SSE2 is there (the tokens keep 16 spare places): between two runs come about eight
-// literals here, and a loop of that length mispredicts its end anyway.
-inline size_t copy_literals(const uint8_t* data, size_t i, size_t j, size_t end, Token* tokens) {
-    size_t l = i;
-#ifdef __SSE2__
-    const __m128i zero = _mm_setzero_si128();
-    for (; l < j && l + 16 <= end; l += 16) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + l));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(tokens + (l - i)), _mm_unpacklo_epi8(v, zero));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(tokens + (l - i) + 8),
-                         _mm_unpackhi_epi8(v, zero));
-    }
-    if (l >= j) return j - i;
-#else
-    (void)end;
-#endif
-    for (; l < j; ++l) tokens[l - i] = data[l];
-    return j - i;
-}
-
 constexpr int kTokens = 256 + kMaxRun + 1;
 
 // The tokens, `per_put` to a write of the bits: the writer's position is a chain from one write
-// to the next, the tokens' bits are not. Made for each count, so that the inner loop unrolls.
-// The counts are 32-bit, in an array of their own: GCC then adds them to the writer's count
-// straight from memory (8 M instructions fewer on a 4096^2 table's high planes than byte
-// counts beside the bits in one struct, callgrind).
+// to the next, the tokens' bits are not. Made for each count, so that the inner loop unrolls,
+// and two writes a step (7 M instructions fewer on a 4096^2 table's high planes, callgrind).
+// The bits are 64-bit and the counts 32-bit, in arrays of their own: with BMI2, GCC then shifts
+// the bits and adds the counts straight from memory, where it widened bytes and computed the
+// addresses of structs.
 template <int per_put>
-inline void write_tokens(const Token* tokens, size_t count, const uint32_t* bits,
+inline void write_tokens(const Token* tokens, size_t count, const uint64_t* bits,
                          const uint32_t* nbits, BitWriter& writer) {
     BitWriter w = writer;
     size_t i = 0;
+    for (; i + 2 * per_put <= count; i += 2 * per_put) {
+        for (int k = 0; k < per_put; ++k) w.add(bits[tokens[i + k]], nbits[tokens[i + k]]);
+        w.flush();
+        for (int k = per_put; k < 2 * per_put; ++k)
+            w.add(bits[tokens[i + k]], nbits[tokens[i + k]]);
+        w.flush();
+    }
     for (; i + per_put <= count; i += per_put) {
         for (int k = 0; k < per_put; ++k) w.add(bits[tokens[i + k]], nbits[tokens[i + k]]);
         w.flush();
@@ -111,7 +98,7 @@ inline void write_tokens(const Token* tokens, size_t count, const uint32_t* bits
 // and the distance bit) has 15 to 18 bits; two a write took 11 instructions a token, three 10.
 // Built with BMI2 where the CPU has it: shifts by a register then need no move to CL (another
 // instruction a token).
-GRUNDY_SIMD_CLONES void write_all_tokens(const Token* tokens, size_t count, const uint32_t* bits,
+GRUNDY_SIMD_CLONES void write_all_tokens(const Token* tokens, size_t count, const uint64_t* bits,
                                          const uint32_t* nbits, unsigned longest, BitWriter& w) {
     if (4 * longest <= 56)
         write_tokens<4>(tokens, count, bits, nbits, w);
@@ -141,7 +128,8 @@ void write_block(const Token* tokens, size_t count, std::array<uint32_t, kLitLen
 
     // The bits of every token: a literal's code, or a run's length code, its extra bits and
     // distance code 0 (one bit, 0), so that each token is one write whatever its kind.
-    std::array<uint32_t, kTokens> token_bits, token_nbits;
+    std::array<uint64_t, kTokens> token_bits;
+    std::array<uint32_t, kTokens> token_nbits;
     unsigned longest = 0;  // of the tokens that may come
     for (int t = 0; t < 256; ++t) {
         token_bits[t] = lit_code[t], token_nbits[t] = lit_len[t];
@@ -159,52 +147,56 @@ void write_block(const Token* tokens, size_t count, std::array<uint32_t, kLitLen
     writer = w;
 }
 
-// The next run at or after i (and before end): its first position j, where p[j - 1] == p[j] ==
-// p[j + 1] == p[j + 2], and its length, at most kMaxRun; j == end when there is none. 16
-// positions a step: runs start at about one byte in twenty here, and between them a
-// byte-by-byte search would mispredict every branch. The compares that find the run also give
-// its length when it ends inside those 16 bytes, as it mostly does, so that the next step need
-// not wait for more loads.
-struct Run {
-    size_t at, length;
-};
-inline Run next_run(const uint8_t* p, size_t i, size_t end) {
-#ifdef __SSE2__
-    for (; i + 18 <= end; i += 16) {
-        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i - 1));
-        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-        const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + 1));
-        const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + 2));
-        const __m128i repeat = _mm_cmpeq_epi8(a, b);  // byte k equal to the one before it
-        const __m128i same =
-            _mm_and_si128(_mm_and_si128(repeat, _mm_cmpeq_epi8(b, c)), _mm_cmpeq_epi8(c, d));
-        if (const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(same))) {
-            const unsigned k = static_cast<unsigned>(__builtin_ctz(mask));
-            const unsigned repeats = static_cast<unsigned>(_mm_movemask_epi8(repeat)) >> k;
-            const size_t j = i + k, in_here = static_cast<size_t>(__builtin_ctz(~repeats));
-            if (k + in_here < 16) return {j, in_here};
-            return {j, in_here + run_length(p + i + 16,
-                                            std::min<size_t>(kMaxRun, end - j) - in_here, p[j])};
-        }
-    }
-#endif
-    for (; i + 2 < end; ++i)
-        if (p[i - 1] == p[i] && p[i] == p[i + 1] && p[i + 1] == p[i + 2])
-            return {i, run_length(p + i, std::min<size_t>(kMaxRun, end - i), p[i])};
-    return {end, 0};
-}
-
 // The greedy parse of data[start, end) into literals and runs of the byte before (what zlib's
 // Z_RLE does), with the count of each symbol. data[0] is a literal: nothing comes before it.
+// A run starts at j where p[j - 1] == p[j] == p[j + 1] == p[j + 2].
 size_t tokenize(const uint8_t* data, size_t start, size_t end, Token* tokens, uint32_t* freq) {
     size_t count = 0, i = start == 0 ? 1 : start;
     if (start == 0) tokens[count++] = data[0];
-    while (i < end) {
-        const Run run = next_run(data, i, end);
-        count += copy_literals(data, i, run.at, end, tokens + count);
-        if (run.at == end) break;
-        tokens[count++] = static_cast<Token>(256 + run.length);
-        i = run.at + run.length;
+#ifdef __SSE2__
+    // 16 positions a step, written as literals first (the tokens keep 16 spare places) and taken
+    // back from where a run starts among them: runs start at about one byte in eighteen here, and
+    // a search for the run and then a copy of the literals before it, as loops of their own, took
+    // 25 instructions a run more (callgrind). The compares that find the run also give its
+    // length when it ends inside those 16 bytes, as it mostly does.
+    const __m128i zero = _mm_setzero_si128();
+    while (i + 18 <= end) {
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i - 1));
+        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i));
+        const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i + 1));
+        const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i + 2));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(tokens + count), _mm_unpacklo_epi8(b, zero));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(tokens + count + 8),
+                         _mm_unpackhi_epi8(b, zero));
+        const __m128i repeat = _mm_cmpeq_epi8(a, b);  // byte k equal to the one before it
+        const __m128i same =
+            _mm_and_si128(_mm_and_si128(repeat, _mm_cmpeq_epi8(b, c)), _mm_cmpeq_epi8(c, d));
+        const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(same));
+        if (mask == 0) {
+            i += 16, count += 16;
+            continue;
+        }
+        const unsigned k = static_cast<unsigned>(__builtin_ctz(mask));
+        const unsigned repeats = static_cast<unsigned>(_mm_movemask_epi8(repeat)) >> k;
+        const size_t j = i + k;
+        size_t length = static_cast<size_t>(__builtin_ctz(~repeats));  // <= 16 - k
+        if (k + length == 16)
+            length +=
+                run_length(data + i + 16, std::min<size_t>(kMaxRun, end - j) - length, data[j]);
+        count += k;
+        tokens[count++] = static_cast<Token>(256 + length);
+        i = j + length;
+    }
+#endif
+    while (i < end) {  // the last bytes, one at a time
+        if (i + 2 < end && data[i - 1] == data[i] && data[i] == data[i + 1] &&
+            data[i + 1] == data[i + 2]) {
+            const size_t length = run_length(data + i, std::min<size_t>(kMaxRun, end - i), data[i]);
+            tokens[count++] = static_cast<Token>(256 + length);
+            i += length;
+        } else {
+            tokens[count++] = data[i++];
+        }
     }
     // The tokens counted in four tables, so that repeats of one token do not wait on each
     // other, then each run length added to its length code.
