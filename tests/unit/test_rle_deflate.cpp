@@ -110,6 +110,54 @@ TEST(RleDeflate, SkewedCountsNeedLengthLimitedCodes) {
     expect_round_trip(data, "fibonacci counts");
 }
 
+// The token writer puts four tokens to a write where a block's longest token has at most 14
+// bits, three where it has at most 18, else two, and the tokens left over one at a time: each
+// width with every remainder, and at the end of a block.
+TEST(RleDeflate, FourTokensAWriteWithEveryRemainder) {
+    // Four values, never three alike in a row: literals only, codes of two or three bits.
+    std::vector<uint8_t> data;
+    for (size_t i = 0; i < 40; ++i) {
+        data.push_back(static_cast<uint8_t>(i * 7 % 4));
+        expect_round_trip(data, "four values, " + std::to_string(data.size()));
+    }
+    data.resize(kRleBlockBytes + 9);
+    for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 7 % 4);
+    for (size_t cut = 0; cut < 5; ++cut) {
+        const std::vector<uint8_t> part(data.begin(), data.end() - static_cast<long>(cut));
+        expect_round_trip(part, "four values over a block boundary, " + std::to_string(cut));
+    }
+}
+
+// Value k (k < values) `fib(k + 3)` times (2, 3, 5, ...), no byte the same as the one before,
+// then `run` copies of the last byte: a run rarer than any literal, whose length code gets the
+// longest code.
+std::vector<uint8_t> fibonacci_bytes(int values, size_t run) {
+    std::vector<uint8_t> by_count;
+    uint32_t a = 2, b = 3;
+    for (int k = 0; k < values; ++k) {
+        by_count.insert(by_count.begin(), a, static_cast<uint8_t>(k * 11));
+        a = std::exchange(b, a + b);
+    }
+    std::vector<uint8_t> data(by_count.size());
+    for (size_t i = 0, place = 0; i < data.size(); ++i, place += 2) {
+        if (place >= data.size()) place = 1;
+        data[place] = by_count[i];
+    }
+    data.insert(data.end(), run, data.back());
+    return data;
+}
+
+TEST(RleDeflate, ThreeAndTwoTokensAWriteWithEveryRemainder) {
+    // A run of 230 has a length code with 5 extra bits: its token has 17 or 18 bits with 11
+    // values (three a write), 21 with 14 (two a write).
+    for (int values : {11, 14})
+        for (size_t cut = 0; cut < 4; ++cut) {
+            std::vector<uint8_t> data = fibonacci_bytes(values, 230);
+            data.erase(data.begin(), data.begin() + static_cast<long>(cut));
+            expect_round_trip(data, std::to_string(values) + " values, " + std::to_string(cut));
+        }
+}
+
 // The high byte plane of a real table's chunk: grundy's run-length encoder is what level 1
 // writes for it, so it must be no larger than what libdeflate's level 1 would write.
 TEST(RleDeflate, GrundyHighBytesNoLargerThanLibdeflateLevelOne) {
