@@ -89,14 +89,13 @@ TEST(RleDeflate, OneValueThroughout) {
     }
 }
 
-TEST(RleDeflate, SkewedCountsNeedLengthLimitedCodes) {
-    // Value k appears fib(k + 2) times (1, 2, 3, 5, ...; k < 20): with the end-of-block symbol,
-    // a plain Huffman code would give the rarest value 20 bits, over deflate's 15. The values go
-    // most frequent first into every even place, then every odd one: none is more than half of
-    // all, so no byte repeats the one before and every byte is a literal.
+// Value k (k < values) `first`, `second`, ... times, each count the sum of the two before,
+// most frequent first into every even place, then every odd one (none is more than half of
+// all, so no byte is the same as the one before), then `run` copies of the last byte.
+std::vector<uint8_t> fibonacci_bytes(int values, uint32_t first, uint32_t second, size_t run) {
     std::vector<uint8_t> by_count;
-    uint32_t a = 1, b = 2;
-    for (int k = 0; k < 20; ++k) {
+    uint32_t a = first, b = second;
+    for (int k = 0; k < values; ++k) {
         by_count.insert(by_count.begin(), a, static_cast<uint8_t>(k * 11));
         a = std::exchange(b, a + b);
     }
@@ -105,6 +104,15 @@ TEST(RleDeflate, SkewedCountsNeedLengthLimitedCodes) {
         if (place >= data.size()) place = 1;
         data[place] = by_count[i];
     }
+    data.insert(data.end(), run, data.back());
+    return data;
+}
+
+TEST(RleDeflate, SkewedCountsNeedLengthLimitedCodes) {
+    // Value k appears fib(k + 2) times (1, 2, 3, 5, ...; k < 20): with the end-of-block symbol,
+    // a plain Huffman code would give the rarest value 20 bits, over deflate's 15. Every byte
+    // is a literal.
+    const std::vector<uint8_t> data = fibonacci_bytes(20, 1, 2, 0);
     ASSERT_LE(data.size(), kRleBlockBytes) << "one block, one code";
     for (size_t i = 1; i < data.size(); ++i) ASSERT_NE(data[i], data[i - 1]) << i;
     expect_round_trip(data, "fibonacci counts");
@@ -128,31 +136,12 @@ TEST(RleDeflate, FourTokensAWriteWithEveryRemainder) {
     }
 }
 
-// Value k (k < values) `fib(k + 3)` times (2, 3, 5, ...), no byte the same as the one before,
-// then `run` copies of the last byte: a run rarer than any literal, whose length code gets the
-// longest code.
-std::vector<uint8_t> fibonacci_bytes(int values, size_t run) {
-    std::vector<uint8_t> by_count;
-    uint32_t a = 2, b = 3;
-    for (int k = 0; k < values; ++k) {
-        by_count.insert(by_count.begin(), a, static_cast<uint8_t>(k * 11));
-        a = std::exchange(b, a + b);
-    }
-    std::vector<uint8_t> data(by_count.size());
-    for (size_t i = 0, place = 0; i < data.size(); ++i, place += 2) {
-        if (place >= data.size()) place = 1;
-        data[place] = by_count[i];
-    }
-    data.insert(data.end(), run, data.back());
-    return data;
-}
-
 TEST(RleDeflate, ThreeAndTwoTokensAWriteWithEveryRemainder) {
     // A run of 230 has a length code with 5 extra bits: its token has 17 or 18 bits with 11
     // values (three a write), 21 with 14 (two a write).
     for (int values : {11, 14})
         for (size_t cut = 0; cut < 4; ++cut) {
-            std::vector<uint8_t> data = fibonacci_bytes(values, 230);
+            std::vector<uint8_t> data = fibonacci_bytes(values, 2, 3, 230);
             data.erase(data.begin(), data.begin() + static_cast<long>(cut));
             expect_round_trip(data, std::to_string(values) + " values, " + std::to_string(cut));
         }
