@@ -74,9 +74,10 @@ std::string compute_estimate(const EngineOptions& e, const std::string* output, 
         out << "  disk: " << *output << " up to "
             << human_bytes(output_bytes(e.rows, e.cols, compression)) << " (" << human_bytes(raw)
             << " of values before compression)";
-        // The pyramid file: four 4-byte fields per 16 x 16 block, a third more for the levels.
+        // The pyramid file holds its levels as the viewer loads them.
         if (pyramid)
-            out << ", its pyramid about " << human_bytes(rows * cols / 16 / 16 * 16 * 4 / 3);
+            out << ", its pyramid about "
+                << human_bytes(static_cast<double>(view::pyramid_loaded_bytes(e.rows, e.cols)));
         out << "\n";
     }
     return out.str();

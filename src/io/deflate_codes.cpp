@@ -22,8 +22,8 @@ void huffman_lengths(const uint32_t* freq, int n, int limit, uint8_t* len) {
         static_cast<int>(std::count_if(f.begin(), f.begin() + n, [](uint32_t v) { return v; }));
     for (int s = 0; s < n && used < 2; ++s)
         if (f[s] == 0) f[s] = 1, ++used;
-    std::array<uint16_t, kLitLenSymbols>
-        leaf;  // symbols by frequency, then by value (deterministic)
+    // The symbols by frequency, then by value (deterministic).
+    std::array<uint16_t, kLitLenSymbols> leaf;
     for (;;) {
         int m = 0;
         for (int s = 0; s < n; ++s)

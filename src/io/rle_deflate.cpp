@@ -227,7 +227,7 @@ void rle_deflate(const uint8_t* data, size_t n, std::vector<uint8_t>& out) {
     thread_local std::vector<uint8_t> scratch;
     thread_local std::vector<Token> tokens;
     if (scratch.size() < n * 2 + blocks * 600 + 16) scratch.resize(n * 2 + blocks * 600 + 16);
-    // Room for 16 literals written at once past the last token (copy_literals).
+    // Room for 16 literals written at once past the last token (tokenize).
     if (tokens.size() < std::min(n, kRleBlockBytes) + 16)
         tokens.resize(std::min(n, kRleBlockBytes) + 16);
     BitWriter w(scratch.data());
