@@ -147,7 +147,7 @@ def bands_per_thread(rows, threads, override):
 
 
 def strip_lag(threads, override):
-    """Strip::Strip: STRIP_LAG, and at least 2 chunks per thread."""
+    """Strip::Strip: STRIP_LAG, and at least LAG_CHUNKS_PER_THREAD chunks per thread."""
     return override or max(STRIP_LAG, STRIP_CHUNK * LAG_CHUNKS_PER_THREAD * threads)
 
 
@@ -175,11 +175,13 @@ def band_rows(rows, count):
 
 def block_lengths(rows, cols):
     """The certification's blocks up to `cols` (cycle_search.cpp block_end): blocks of
-    BLOCK_COLUMNS, also cut where Brent's search saves a state (2 Y, then powers of two on)."""
+    BLOCK_COLUMNS, also cut where Brent's search saves a state (after column 2 Y, then each
+    time the window since the last one reaches its length, 64 columns at first and 1/8 longer
+    each time: walk_block)."""
     cuts, saved, power = {cols}, 2 * rows + 1, 64
     while saved < cols:
         cuts.add(saved)
-        saved, power = saved + power, power * 2
+        saved, power = saved + power, power + max(power // 8, 1)
     out, x = [], 0
     while x < cols:
         end = min([c for c in cuts if c > x] + [x + BLOCK_COLUMNS])
