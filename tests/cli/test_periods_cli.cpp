@@ -38,7 +38,7 @@ TEST(PeriodsCli, SigkillAtSeveralMomentsThenResume) {
     // certificate, then phase 2: block 3 at 65536, block 4 at x0 + 1 = 124911 (its state kept
     // for the re-check at x0 + P), and the run's last at x0 + P + 1. Every block but a phase's last
     // ends with a checkpoint
-    // (--checkpoint-every 0) and then a 100 ms sleep, in which the kill after the n-th checkpoint
+    // (--checkpoint-every 0) and then a 200 ms sleep, in which the kill after the n-th checkpoint
     // lands: early and late in phase 1 and in its tail (ring), in phase 1 and before and after
     // phase 2's x0 (no ring). The layout of the blocks does not depend on the machine; only the
     // sleep must outlast the test's wait.
@@ -53,7 +53,7 @@ TEST(PeriodsCli, SigkillAtSeveralMomentsThenResume) {
         const std::string csv = tmp / ("out" + tag + ".csv");
         const pid_t pid =
             spawn_grundy({"periods", "--rows", rows, "--checkpoint", ck, "--checkpoint-every", "0",
-                          "--test-delay-us", "100000", "--csv", csv, "-q", "--ring-memory", k.ring},
+                          "--test-delay-us", "200000", "--csv", csv, "-q", "--ring-memory", k.ring},
                          tmp / "log");
         ASSERT_TRUE(wait_for_rewrites(pid, ck, k.checkpoints))
             << "fewer than " << k.checkpoints << " checkpoints written, ring " << k.ring << ": "
@@ -173,13 +173,15 @@ TEST(PeriodsCli, CheckpointsResumeAcrossThreadCounts) {
         int checkpoints;  // stopped once this many are written (one after every block)
         int signal;
     };
-    // The production blocks of 100 rows end at columns 201, 65737, 131273 and 196809 (in phase
-    // 1's tail: the state has repeated), each followed by a checkpoint and a 100 ms sleep, then
-    // the run's last at 202521 (x0 + ring + 1). SIGTERM in the sleep after the n-th checkpoint
-    // stops the run at the end of the next block: the first case saves at 65737 (71 rows
-    // settled), the second at 131273 (90); SIGKILL after the 4th leaves the one of the tail.
+    // The production blocks of 100 rows end at columns 201, 65737 (71 rows settled), 131273
+    // (90) and 196809 (in phase 1's tail: the state has repeated), each followed by a checkpoint
+    // and a 100 ms sleep, then the run's last at 202521 (x0 + ring + 1). SIGTERM in the sleep
+    // after the n-th checkpoint (or in the block after it) stops the run at the end of the next
+    // block: the first case saves at 65737, the second at 131273. SIGKILL after the 3rd leaves
+    // the checkpoint of 131273 (of 196809 if it comes late: a sleep, a block and a sleep remain
+    // before the run's end).
     for (const Case c :
-         {Case{"2", "1", 1, SIGTERM}, Case{"1", "3", 2, SIGTERM}, Case{"3", "2", 4, SIGKILL}}) {
+         {Case{"2", "1", 1, SIGTERM}, Case{"1", "3", 2, SIGTERM}, Case{"3", "2", 3, SIGKILL}}) {
         const std::string tag = std::string(c.before) + "_" + c.after;
         const std::string ck = tmp / ("ck" + tag), csv = tmp / ("out" + tag + ".csv");
         const pid_t pid = spawn_grundy(
