@@ -419,6 +419,7 @@ TEST(PeriodsThreads, CheckpointKeepsTheSettledRows) {
     };
     const PeriodsResult stopped = strip::certify_row_periods(o, hooks).periods;
     ASSERT_EQ(stopped.status, PeriodsResult::Status::Interrupted);
+    EXPECT_EQ(stopped.column, 201 + 2 * strip::kBlockColumns);
     const strip::SearchState saved = strip::load_checkpoint(
         ck.string(), o.rows, strip::Strip(o.rows, MexKernel::Auto).state_words(), 0, o.rows);
     EXPECT_FALSE(saved.found);
