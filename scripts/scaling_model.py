@@ -175,13 +175,9 @@ def band_rows(rows, count):
 
 def block_lengths(rows, cols):
     """The certification's blocks up to `cols` (cycle_search.cpp block_end): blocks of
-    BLOCK_COLUMNS, also cut where Brent's search saves a state (after column 2 Y, then each
-    time the window since the last one reaches its length, 64 columns at first and 1/8 longer
-    each time: walk_block)."""
-    cuts, saved, power = {cols}, 2 * rows + 1, 64
-    while saved < cols:
-        cuts.add(saved)
-        saved, power = saved + power, power + max(power // 8, 1)
+    BLOCK_COLUMNS, the first cut where Brent's search saves its first state (after column 2 Y);
+    its later saves are made inside the blocks (StripBlock::save)."""
+    cuts = {cols, 2 * rows + 1}
     out, x = [], 0
     while x < cols:
         end = min([c for c in cuts if c > x] + [x + BLOCK_COLUMNS])

@@ -131,7 +131,8 @@ bool contains_in_order(const std::string& text, std::initializer_list<const char
 
 // The progress line, redrawn in place ("\r") four times a second: compute's share, cells and
 // speed; periods' phase, column and settled rows. A run sleeping after every block (periods'
-// --test-delay-us) or a table of seconds lasts several redraws on any machine.
+// --test-delay-us: 100 rows have four before the last, at columns 201, 65737, 131273 and
+// 196809) or a table of seconds lasts several redraws on any machine.
 TEST(CliJobs, ProgressLines) {
     ScratchDir dir;
     const auto c = run_grundy("compute --rows 8000 --cols 8000 --threads 1 --progress --no-output");
@@ -139,7 +140,7 @@ TEST(CliJobs, ProgressLines) {
     // (Pieces of the line, not std::regex: GCC 12 warns inside it under the sanitizers.)
     EXPECT_TRUE(contains_in_order(c.output, {"\r[", "%] ", " cells, ", " cells/s, ETA "}))
         << c.output;
-    const auto p = run_grundy("periods --rows 40 --progress --test-delay-us 300000 --csv " +
+    const auto p = run_grundy("periods --rows 100 --progress --test-delay-us 300000 --csv " +
                               dir.file("p.csv"));
     ASSERT_EQ(p.status, 0) << p.output;
     EXPECT_TRUE(contains_in_order(p.output, {"\rphase 1/2: column ", " col/s), rows 0..",

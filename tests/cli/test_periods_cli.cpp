@@ -25,31 +25,36 @@ using namespace testing;  // tests/support: scratch directories, the CLI, tables
 
 TEST(PeriodsCli, SigkillAtSeveralMomentsThenResume) {
     ScratchDir tmp;
-    const std::string rows = "40";
+    const std::string rows = "90";
     ASSERT_EQ(run_grundy({"periods", "--rows", rows, "--csv", tmp / "ref.csv", "-q"}, tmp / "log"),
               0);
     const std::string ref = slurp(tmp / "ref.csv");
-    ASSERT_NE(ref.find("\n39,"), std::string::npos);
-    // 16k columns (one pass with the ring) or 22k (two passes, --ring-memory 0) in the
-    // production blocks: Brent's 28 in phase 1 (the 28th ends inside its tail when the ring
-    // gives the preperiods; without it, the 27th is phase 1's last), then one more in phase 2.
-    // Each block but the first (over in less than 50 ms) ends with a checkpoint and then a
-    // 200 ms sleep, in which the kill after the n-th checkpoint lands: early and late in phase
-    // 1, in its tail (the 27th with the ring) and in phase 2 (the 27th without). The layout of
-    // the blocks does not depend on the machine; only the sleep must outlast the test's wait.
+    ASSERT_NE(ref.find("\n89,"), std::string::npos);
+    // The production blocks of 90 rows (x0 = 124910, P = 6144) end at column 181 (2Y + 1), then
+    // every 65536 columns. With the ring (24576 columns: one pass) phase 1 has blocks 1 (nothing
+    // settled) and 2 (71 rows settled), then block 3 ends at 131253 in its tail (the state has
+    // repeated) and the run's last block ends at x0 + ring + 1 = 149487. Without it
+    // (--ring-memory 0: two passes), blocks 1 and 2 of phase 1, whose third ends at the
+    // certificate, then phase 2: block 3 at 65536, block 4 at x0 + 1 = 124911 (its state kept
+    // for the re-check at x0 + P), and the run's last at x0 + P + 1. Every block but a phase's last
+    // ends with a checkpoint
+    // (--checkpoint-every 0) and then a 200 ms sleep, in which the kill after the n-th checkpoint
+    // lands: early and late in phase 1 and in its tail (ring), in phase 1 and before and after
+    // phase 2's x0 (no ring). The layout of the blocks does not depend on the machine; only the
+    // sleep must outlast the test's wait.
     struct Kill {
         int checkpoints;
         const char* ring;
     };
-    for (const Kill k : {Kill{1, "2^30"}, Kill{6, "2^30"}, Kill{14, "2^30"}, Kill{27, "2^30"},
-                         Kill{8, "0"}, Kill{27, "0"}}) {
+    for (const Kill k : {Kill{1, "2^30"}, Kill{2, "2^30"}, Kill{3, "2^30"}, Kill{2, "0"},
+                         Kill{3, "0"}, Kill{4, "0"}}) {
         const std::string tag = std::to_string(k.checkpoints) + "_" + k.ring;
         const std::string ck = tmp / ("ck" + tag);
         const std::string csv = tmp / ("out" + tag + ".csv");
-        const pid_t pid = spawn_grundy(
-            {"periods", "--rows", rows, "--checkpoint", ck, "--checkpoint-every", "0.05",
-             "--test-delay-us", "200000", "--csv", csv, "-q", "--ring-memory", k.ring},
-            tmp / "log");
+        const pid_t pid =
+            spawn_grundy({"periods", "--rows", rows, "--checkpoint", ck, "--checkpoint-every", "0",
+                          "--test-delay-us", "200000", "--csv", csv, "-q", "--ring-memory", k.ring},
+                         tmp / "log");
         ASSERT_TRUE(wait_for_rewrites(pid, ck, k.checkpoints))
             << "fewer than " << k.checkpoints << " checkpoints written, ring " << k.ring << ": "
             << slurp(tmp / "log");
@@ -59,7 +64,7 @@ TEST(PeriodsCli, SigkillAtSeveralMomentsThenResume) {
         ASSERT_TRUE(fs::exists(ck));
         // The CSV written after the last checkpoint or the one before (the kill may land between
         // the two files): the rows certified by then.
-        if (fs::exists(csv)) expect_certified_prefix(csv, tmp / "ref.csv", 40);
+        if (fs::exists(csv)) expect_certified_prefix(csv, tmp / "ref.csv", 90);
         ASSERT_EQ(run_grundy({"periods", "--rows", rows, "--checkpoint", ck, "--resume", "--csv",
                               csv, "-q", "--ring-memory", k.ring},
                              tmp / "log"),
@@ -70,11 +75,17 @@ TEST(PeriodsCli, SigkillAtSeveralMomentsThenResume) {
     }
 }
 
-// Starts a slowed-down run of 30 rows checkpointing to `ck`, sends SIGTERM once it is sweeping
-// (its handler installed, 20 ms of CPU time used: far from its end, which the delay of 100 ms
-// after each of its 24 blocks puts seconds away) and returns its exit status.
+// The rows of the runs stopped by SIGTERM.
+const std::string kSlowRows = "100";
+
+// Starts a slowed-down run of 100 rows checkpointing to `ck`, sends SIGTERM once it is sweeping
+// (its handler installed, 20 ms of CPU time used) and returns its exit status. Its production
+// blocks end at columns 201 (2Y + 1), 65737, 131273, 196809 and, the run's last, 202521 (x0 +
+// ring + 1), each but the last followed by a sleep of 100 ms; the first takes a few ms of CPU
+// time and the second hundreds, so the signal comes in the first's sleep or in the second, and
+// the run saves at the end of the second (or third), with a block still to go before its end.
 int stop_slow_run(const ScratchDir& tmp, const std::string& ck) {
-    const pid_t pid = spawn_grundy({"periods", "--rows", "30", "--checkpoint", ck,
+    const pid_t pid = spawn_grundy({"periods", "--rows", kSlowRows, "--checkpoint", ck,
                                     "--test-delay-us", "100000", "--csv", tmp / "out.csv", "-q"},
                                    tmp / "log");
     const bool sweeping = testing::wait_for_cpu_time(pid, SIGTERM, 20);
@@ -86,11 +97,12 @@ int stop_slow_run(const ScratchDir& tmp, const std::string& ck) {
     return wait_grundy(pid);
 }
 
-// The CSV of 30 rows run without a stop (tmp/ref.csv), and the checkpoint `ck` that a run of them
-// stopped by SIGTERM saved (exit status 75).
+// The CSV of 100 rows run without a stop (tmp/ref.csv), and the checkpoint `ck` that a run of
+// them stopped by SIGTERM saved (exit status 75).
 void reference_and_stopped_run(const ScratchDir& tmp, const std::string& ck) {
-    ASSERT_EQ(run_grundy({"periods", "--rows", "30", "--csv", tmp / "ref.csv", "-q"}, tmp / "log"),
-              0);
+    ASSERT_EQ(
+        run_grundy({"periods", "--rows", kSlowRows, "--csv", tmp / "ref.csv", "-q"}, tmp / "log"),
+        0);
     ASSERT_EQ(stop_slow_run(tmp, ck), 75) << slurp(tmp / "log");
     ASSERT_TRUE(fs::exists(ck));  // saved on the signal, long before the 300 s interval
 }
@@ -99,7 +111,7 @@ TEST(PeriodsCli, SigtermSavesAndExits75) {
     ScratchDir tmp;
     const std::string ck = tmp / "ck";
     ASSERT_NO_FATAL_FAILURE(reference_and_stopped_run(tmp, ck));
-    ASSERT_EQ(run_grundy({"periods", "--rows", "30", "--checkpoint", ck, "--resume", "--csv",
+    ASSERT_EQ(run_grundy({"periods", "--rows", kSlowRows, "--checkpoint", ck, "--resume", "--csv",
                           tmp / "out.csv", "-q"},
                          tmp / "log"),
               0);
@@ -119,9 +131,9 @@ TEST(PeriodsCli, CheckpointThatCannotBeWrittenKeepsThePreviousOne) {
     SpawnOptions limited;
     limited.log = tmp / "full.log";
     limited.file_size_limit = saved.size() / 2;
-    const std::vector<std::string> resume = {
-        "periods", "--rows",        "30", "--checkpoint", ck, "--resume", "--checkpoint-every", "0",
-        "--csv",   tmp / "out.csv", "-q"};
+    std::vector<std::string> resume = {"periods", "--rows", kSlowRows, "--checkpoint", ck};
+    resume.insert(resume.end(),
+                  {"--resume", "--checkpoint-every", "0", "--csv", tmp / "out.csv", "-q"});
     ASSERT_EQ(wait_grundy(spawn_grundy(resume, limited)), 75) << slurp(limited.log);
     const std::string log = slurp(limited.log);
     EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 1) << log;
@@ -134,7 +146,7 @@ TEST(PeriodsCli, CheckpointThatCannotBeWrittenKeepsThePreviousOne) {
     EXPECT_EQ(slurp(ck), saved);
     EXPECT_FALSE(fs::exists(ck + ".tmp"));
     // The stopped runs' CSV: the rows they had certified, no more.
-    expect_certified_prefix(tmp / "out.csv", tmp / "ref.csv", 30);
+    expect_certified_prefix(tmp / "out.csv", tmp / "ref.csv", 100);
     ASSERT_EQ(run_grundy(resume, tmp / "log"), 0) << slurp(tmp / "log");
     EXPECT_EQ(slurp(tmp / "out.csv"), slurp(tmp / "ref.csv"));
 
@@ -152,24 +164,29 @@ TEST(PeriodsCli, CheckpointThatCannotBeWrittenKeepsThePreviousOne) {
 TEST(PeriodsCli, CheckpointsResumeAcrossThreadCounts) {
     ScratchDir tmp;
     ASSERT_EQ(
-        run_grundy({"periods", "--rows", "41", "--csv", tmp / "ref.csv", "-q", "--threads", "1"},
+        run_grundy({"periods", "--rows", "100", "--csv", tmp / "ref.csv", "-q", "--threads", "1"},
                    tmp / "log"),
         0);
     struct Case {
         const char* before;
         const char* after;
-        int checkpoints;  // stopped once this many are written (one every 50 ms)
+        int checkpoints;  // stopped once this many are written (one after every block)
         int signal;
     };
-    // 29 blocks of phase 1 (with its tail), each followed by a checkpoint and a 100 ms sleep:
-    // every stop lands in phase 1 or its tail.
+    // The production blocks of 100 rows end at columns 201, 65737 (71 rows settled), 131273
+    // (90) and 196809 (in phase 1's tail: the state has repeated), each followed by a checkpoint
+    // and a 100 ms sleep, then the run's last at 202521 (x0 + ring + 1). SIGTERM in the sleep
+    // after the n-th checkpoint (or in the block after it) stops the run at the end of the next
+    // block: the first case saves at 65737, the second at 131273. SIGKILL after the 3rd leaves
+    // the checkpoint of 131273 (of 196809 if it comes late: a sleep, a block and a sleep remain
+    // before the run's end).
     for (const Case c :
-         {Case{"2", "1", 6, SIGTERM}, Case{"1", "3", 10, SIGTERM}, Case{"3", "2", 20, SIGKILL}}) {
+         {Case{"2", "1", 1, SIGTERM}, Case{"1", "3", 2, SIGTERM}, Case{"3", "2", 3, SIGKILL}}) {
         const std::string tag = std::string(c.before) + "_" + c.after;
         const std::string ck = tmp / ("ck" + tag), csv = tmp / ("out" + tag + ".csv");
         const pid_t pid = spawn_grundy(
-            {"periods", "--rows", "41", "--checkpoint", ck, "--threads", c.before,
-             "--checkpoint-every", "0.05", "--test-delay-us", "100000", "--csv", csv, "-q"},
+            {"periods", "--rows", "100", "--checkpoint", ck, "--threads", c.before,
+             "--checkpoint-every", "0", "--test-delay-us", "100000", "--csv", csv, "-q"},
             tmp / "log");
         ASSERT_TRUE(wait_for_rewrites(pid, ck, c.checkpoints))
             << "fewer than " << c.checkpoints << " checkpoints written, " << tag << ": "
@@ -181,8 +198,8 @@ TEST(PeriodsCli, CheckpointsResumeAcrossThreadCounts) {
             ASSERT_EQ(status, 75) << slurp(tmp / "log");
         }
         ASSERT_TRUE(fs::exists(ck)) << tag;
-        if (fs::exists(csv)) expect_certified_prefix(csv, tmp / "ref.csv", 41);
-        ASSERT_EQ(run_grundy({"periods", "--rows", "41", "--checkpoint", ck, "--resume", "--csv",
+        if (fs::exists(csv)) expect_certified_prefix(csv, tmp / "ref.csv", 100);
+        ASSERT_EQ(run_grundy({"periods", "--rows", "100", "--checkpoint", ck, "--resume", "--csv",
                               csv, "-q", "--threads", c.after},
                              tmp / "log"),
                   0)
@@ -214,10 +231,10 @@ TEST(PeriodsCli, CorruptOrMismatchedCheckpointExit2) {
     const std::string ck = tmp / "ck";
     ASSERT_EQ(stop_slow_run(tmp, ck), 75);
     // Another number of rows.
-    EXPECT_EQ(
-        run_grundy({"periods", "--rows", "31", "--checkpoint", ck, "--resume", "-q"}, tmp / "log2"),
-        2);
-    EXPECT_NE(slurp(tmp / "log2").find("--rows 30"), std::string::npos) << slurp(tmp / "log2");
+    EXPECT_EQ(run_grundy({"periods", "--rows", "101", "--checkpoint", ck, "--resume", "-q"},
+                         tmp / "log2"),
+              2);
+    EXPECT_NE(slurp(tmp / "log2").find("--rows 100"), std::string::npos) << slurp(tmp / "log2");
     // A checkpoint of another format version, older (1: before the settled rows and the ranks'
     // parts, no longer read) or newer than this program: refused in one line, exit status 2.
     // (Versions 2 to 5 load: this build writes version 5, c0b5794 and the builds before it
@@ -229,7 +246,7 @@ TEST(PeriodsCli, CorruptOrMismatchedCheckpointExit2) {
         const std::string other_ck = tmp / ("ck_v" + std::to_string(version));
         std::ofstream(other_ck, std::ios::binary | std::ios::trunc) << other;
         EXPECT_EQ(
-            run_grundy({"periods", "--rows", "30", "--checkpoint", other_ck, "--resume", "-q"},
+            run_grundy({"periods", "--rows", kSlowRows, "--checkpoint", other_ck, "--resume", "-q"},
                        tmp / "log6", /*append=*/false),
             2);
         const std::string said = slurp(tmp / "log6");
@@ -240,22 +257,22 @@ TEST(PeriodsCli, CorruptOrMismatchedCheckpointExit2) {
     // One byte changed in the payload.
     data[data.size() / 2] ^= 0x10;
     std::ofstream(ck, std::ios::binary | std::ios::trunc) << data;
-    EXPECT_EQ(
-        run_grundy({"periods", "--rows", "30", "--checkpoint", ck, "--resume", "-q"}, tmp / "log3"),
-        2);
+    EXPECT_EQ(run_grundy({"periods", "--rows", kSlowRows, "--checkpoint", ck, "--resume", "-q"},
+                         tmp / "log3"),
+              2);
     EXPECT_NE(slurp(tmp / "log3").find("corrupt"), std::string::npos) << slurp(tmp / "log3");
     // Cut short (a crash while copying it somewhere, say).
     data[data.size() / 2] ^= 0x10;
     std::ofstream(ck, std::ios::binary | std::ios::trunc) << data.substr(0, data.size() - 100);
-    EXPECT_EQ(
-        run_grundy({"periods", "--rows", "30", "--checkpoint", ck, "--resume", "-q"}, tmp / "log5"),
-        2);
+    EXPECT_EQ(run_grundy({"periods", "--rows", kSlowRows, "--checkpoint", ck, "--resume", "-q"},
+                         tmp / "log5"),
+              2);
     EXPECT_NE(slurp(tmp / "log5").find("truncated"), std::string::npos) << slurp(tmp / "log5");
     // Not a checkpoint at all.
     std::ofstream(ck, std::ios::binary | std::ios::trunc) << "hello";
-    EXPECT_EQ(
-        run_grundy({"periods", "--rows", "30", "--checkpoint", ck, "--resume", "-q"}, tmp / "log4"),
-        2);
+    EXPECT_EQ(run_grundy({"periods", "--rows", kSlowRows, "--checkpoint", ck, "--resume", "-q"},
+                         tmp / "log4"),
+              2);
 }
 
 TEST(PeriodsCli, BadInputAndMaxCols) {

@@ -169,11 +169,22 @@ def no_rank_outlives(folder):
     wait_for(lambda: not rank_pids(folder), 60, f"the ranks {rank_pids(folder)} to end")
 
 
-def start_slow_job(tmp_path, ranks, rows=60):
+# The rows of the slowed-down jobs. Their production blocks end at columns 201 (2Y + 1), 65737
+# (71 rows settled), 131273 (90) and 196809 (in phase 1's tail: the state has repeated), each
+# followed by a checkpoint and a sleep of 500 ms, then the last at 202521 (x0 + ring + 1), where
+# the job ends. Three ranks start from the cut 0 35 68 and cut the rows again as they settle
+# (about 0 57 79 after the second block: the cut also weighs the ranks' measured speeds). The
+# sleeps keep a job killed after its second checkpoint running for seconds more: its ranks, in
+# process groups of their own, outlive a killed mpirun by about a second (OpenMPI's), and must
+# not finish the job meanwhile.
+SLOW_ROWS = 100
+
+
+def start_slow_job(tmp_path, ranks, rows=SLOW_ROWS):
     ck = tmp_path / "ck"
     job = subprocess.Popen(mpirun(ranks, "--rows", rows, "--csv", tmp_path / "m.csv",
-                                  "--checkpoint", ck, "--checkpoint-every", "0.2",
-                                  "--test-delay-us", "100000"),
+                                  "--checkpoint", ck, "--checkpoint-every", "0",
+                                  "--test-delay-us", "500000"),
                            env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            start_new_session=True)
     # Progress made and saved: a manifest naming a column, with every rank's part beside it.
@@ -191,7 +202,7 @@ def manifest_starts(ck):
     return [int(v) for v in m.group(1).split()] if m else []
 
 
-def resume(tmp_path, ranks, rows=60):
+def resume(tmp_path, ranks, rows=SLOW_ROWS):
     return subprocess.run(mpirun(ranks, "--rows", rows, "--csv", tmp_path / "m.csv",
                                  "--checkpoint", tmp_path / "ck", "--resume"),
                           env=ENV, capture_output=True, text=True, timeout=300)
@@ -200,9 +211,10 @@ def resume(tmp_path, ranks, rows=60):
 def test_sigterm_to_every_rank_checkpoints_and_resumes(single, tmp_path):
     job, ck = start_slow_job(tmp_path, 3)
     wait_for(lambda: len(rank_pids(tmp_path)) == 3, 60, "three ranks")
-    # Stopped once rows have moved far from the first cut (about 20 rows each): the parts then
-    # hold other rows than a fresh run would give each rank.
-    wait_for(lambda: manifest_starts(ck)[1:2] >= [35], 60, "rows cut again")
+    # Stopped once rows have moved far from the first cut (rank 1 from row 35), which the
+    # checkpoint of the second block shows: the parts saved at the end of the next block (the
+    # signal cuts the sleep short) then hold other rows than a fresh run would give each rank.
+    wait_for(lambda: manifest_starts(ck)[1:2] >= [50], 60, "rows cut again")
     for pid in rank_pids(tmp_path):
         os.kill(pid, signal.SIGTERM)
     _, err = job.communicate(timeout=120)
@@ -215,7 +227,7 @@ def test_sigterm_to_every_rank_checkpoints_and_resumes(single, tmp_path):
     r = resume(tmp_path, 3)
     assert r.returncode == 0, r.stderr
     assert "(this part, resumed)" in r.stderr
-    assert (tmp_path / "m.csv").read_bytes() == single(60)[0]
+    assert (tmp_path / "m.csv").read_bytes() == single(SLOW_ROWS)[0]
 
 
 def test_sigkill_of_the_whole_job_resumes(single, tmp_path):
@@ -226,10 +238,10 @@ def test_sigkill_of_the_whole_job_resumes(single, tmp_path):
     job.communicate(timeout=120)
     no_rank_outlives(tmp_path)
     # The CSV of an earlier checkpoint: the rows certified by then, not all of them.
-    assert certified_prefix(tmp_path / "m.csv", 60) < 60, "the job ended before the kill"
+    assert certified_prefix(tmp_path / "m.csv", SLOW_ROWS) < SLOW_ROWS, "the job ended first"
     r = resume(tmp_path, 2)
     assert r.returncode == 0, r.stderr
-    assert (tmp_path / "m.csv").read_bytes() == single(60)[0]
+    assert (tmp_path / "m.csv").read_bytes() == single(SLOW_ROWS)[0]
 
 
 # mpirun (OpenMPI 4.1) on SIGTERM sends its ranks SIGCONT, waits odls_base_sigkill_timeout
@@ -262,8 +274,8 @@ def test_sigterm_to_mpirun_keeps_a_consistent_checkpoint(tmp_path):
     the ranks save one consistent checkpoint (a ring of 100 MB, every save held 2 s more, twice
     mpirun's default grace) and --resume finishes with the committed rows."""
     rows, ck = 256, tmp_path / "ck"
-    # Each block followed by 0.3 s: the run (about 100 blocks) outlasts mpirun's grace however
-    # quiet the machine, so the signal lands mid-run.
+    # Each block followed by 0.3 s: the run (44 production blocks before its last) outlasts
+    # mpirun's grace however quiet the machine, so the signal lands mid-run.
     job = subprocess.Popen(mpirun(2, "--rows", rows, "--csv", tmp_path / "m.csv", "--checkpoint",
                                   ck, "--test-save-delay-us", 2000000, "--test-delay-us", 300000),
                            env=dict(ENV, OMPI_MCA_odls_base_sigkill_timeout=str(GRACE)),
@@ -327,7 +339,8 @@ def test_resume_with_other_ranks_is_refused(tmp_path):
 def test_manifest_of_a_fixed_cut_is_refused(tmp_path):
     # Format 1 (before rows changed hands) named no rows per rank.
     ck = tmp_path / "ck"
-    ck.write_text("grundy periods checkpoint manifest 1\nrows 60\nranks 2\ncolumn 160\n")
+    ck.write_text("grundy periods checkpoint manifest 1\n"
+                  f"rows {SLOW_ROWS}\nranks 2\ncolumn 160\n")
     r = resume(tmp_path, 2)
     assert r.returncode == 2, r.stderr
     assert "was written by an earlier grundy-mpi" in r.stderr
@@ -339,8 +352,8 @@ def test_single_process_refuses_the_manifest(grundy_exe, tmp_path):
     os.killpg(job.pid, signal.SIGKILL)
     job.communicate(timeout=120)
     no_rank_outlives(tmp_path)
-    r = subprocess.run([grundy_exe, "periods", "--rows", "60", "--checkpoint", str(ck),
-                        "--resume"], capture_output=True, text=True, timeout=60)
+    r = subprocess.run([grundy_exe, "periods", "--rows", str(SLOW_ROWS), "--checkpoint",
+                        str(ck), "--resume"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2
     assert "manifest of a run of 2 MPI ranks" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
@@ -355,7 +368,7 @@ def test_a_rank_that_dies_ends_the_job(tmp_path):
     job.communicate(timeout=120)
     assert job.returncode != 0
     # No result: at most the CSV of a checkpoint, the rows certified by then.
-    assert certified_prefix(tmp_path / "m.csv", 60) < 60
+    assert certified_prefix(tmp_path / "m.csv", SLOW_ROWS) < SLOW_ROWS
     no_rank_outlives(tmp_path)
 
 

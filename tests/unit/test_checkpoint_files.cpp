@@ -14,6 +14,7 @@
 #include "grundy/periods.hpp"
 #include "strip/certify/checkpoint.hpp"
 #include "strip/certify/run_hooks.hpp"
+#include "strip/strip_config.hpp"
 
 namespace grundy {
 namespace {
@@ -38,11 +39,14 @@ TEST(CheckpointFiles, SaveIsInPlaceOnlyOnceWritten) {
     const fs::path ck = dir / "ck";
     std::atomic<bool> stop{false};
     PeriodsOptions o;
-    o.rows = 40;
+    o.rows = 72;
     o.threads = 1;
     o.checkpoint = ck.string();
     o.checkpoint_every = 1e9;  // only the checkpoint of the stop
     o.cancel = &stop;
+    // The stop is asked for after the first production block (columns 0..144) and made after
+    // the second (columns 145..65680), before the run's last, which ends at x0 + ring + 1 =
+    // 73769.
     strip::RunHooks hooks;
     hooks.after_block = [&](uint64_t) { stop.store(true); };
     int commits = 0;
@@ -54,6 +58,7 @@ TEST(CheckpointFiles, SaveIsInPlaceOnlyOnceWritten) {
     const PeriodsResult r = strip::certify_row_periods(o, hooks).periods;
     EXPECT_EQ(r.status, PeriodsResult::Status::Interrupted);
     EXPECT_TRUE(r.checkpoint_saved);
+    EXPECT_EQ(r.column, 145 + strip::kBlockColumns);
     EXPECT_EQ(commits, 1);
     EXPECT_TRUE(only_tmp) << "the hook runs with the bytes in ck.tmp and nothing at ck yet";
     EXPECT_EQ(files_in(dir), std::set<std::string>{"ck"});

@@ -399,7 +399,7 @@ TEST(PeriodsThreads, CheckpointKeepsTheSettledRows) {
     const fs::path ck = fs::temp_directory_path() / ("grundy_settled_" + std::to_string(getpid()));
     fs::remove(ck);
     PeriodsOptions o;
-    o.rows = 40;
+    o.rows = 100;
     o.threads = 2;
     const PeriodsResult whole = certify_row_periods(o);
     ASSERT_EQ(whole.status, PeriodsResult::Status::Certified);
@@ -409,17 +409,22 @@ TEST(PeriodsThreads, CheckpointKeepsTheSettledRows) {
     o.checkpoint_every = 1e9;  // only the checkpoint of the stop
     o.cancel = &stop;
     o.progress = &progress;
-    // The run's observer asks for the stop after the first block that ends with 12 rows or more
-    // settled, as a signal would: the production blocks, at a chosen moment.
+    // The run's observer asks for the stop after the first block that ends with rows settled,
+    // as a signal would: the production blocks, at a chosen moment. Those of 100 rows end at
+    // columns 201, 65737 (71 rows settled), 131273 (90) and 196809 (all: the state has repeated,
+    // x0 = 177944), then 202521 (the run's end): the stop comes at 131273, in the cycle search.
     strip::RunHooks hooks;
     hooks.after_block = [&](uint64_t) {
-        if (progress.settled_rows.load() >= 12) stop.store(true);
+        if (progress.settled_rows.load() > 0) stop.store(true);
     };
     const PeriodsResult stopped = strip::certify_row_periods(o, hooks).periods;
     ASSERT_EQ(stopped.status, PeriodsResult::Status::Interrupted);
+    EXPECT_EQ(stopped.column, 201 + 2 * strip::kBlockColumns);
     const strip::SearchState saved = strip::load_checkpoint(
         ck.string(), o.rows, strip::Strip(o.rows, MexKernel::Auto).state_words(), 0, o.rows);
-    EXPECT_GE(saved.settled_rows, 12u);
+    EXPECT_FALSE(saved.found);
+    EXPECT_GE(saved.settled_rows, 71u);
+    EXPECT_LT(saved.settled_rows, o.rows);
     EXPECT_GT(saved.settled_period, 0u);
     ASSERT_FALSE(saved.settled_since.empty());
     EXPECT_EQ(saved.settled_since.back().first, saved.settled_rows);
@@ -435,26 +440,30 @@ TEST(PeriodsThreads, CheckpointKeepsTheSettledRows) {
 }
 
 // The observer of internal runs sees every block, and the blocks are the production ones: a test
-// that stops a run through it exercises the same block layout as a real run.
+// that stops a run through it exercises the same block layout as a real run. Those of 100 rows
+// (x0 = 177944, a ring of 24576 columns: one pass) end at columns 201 (2Y + 1), then every
+// kBlockColumns up to 196809, then at x0 + ring + 1 = 202521, the run's end, which is not
+// observed.
 TEST(PeriodsThreads, ObserverSeesTheProductionBlocks) {
     PeriodsOptions o;
-    o.rows = 40;
+    o.rows = 100;
     o.threads = 2;
-    uint64_t columns = 0, longest = 0, calls = 0;
+    std::vector<uint64_t> blocks;
     strip::RunHooks hooks;
-    hooks.after_block = [&](uint64_t n) {
-        columns += n, ++calls;
-        longest = std::max(longest, n);
-    };
+    hooks.after_block = [&](uint64_t n) { blocks.push_back(n); };
     const PeriodsResult r = strip::certify_row_periods(o, hooks).periods;
     ASSERT_EQ(r.status, PeriodsResult::Status::Certified);
     const PeriodsResult plain = certify_row_periods(o);
     expect_same_certificate(r, plain);
-    EXPECT_GT(calls, 1u);
-    EXPECT_LE(longest, strip::kBlockColumns);
-    // Every phase-1 column is in some block; the tail of phase 1 (x0 + ring) ends without one.
-    EXPECT_LE(columns, r.columns_swept);
+    ASSERT_FALSE(r.second_pass);
+    const uint64_t K = strip::kBlockColumns;
+    EXPECT_EQ(blocks, (std::vector<uint64_t>{2 * o.rows + 1, K, K, K}));
+    // Every column of phase 1 is in some block; the last, past x0, ends the run unobserved.
+    uint64_t columns = 0;
+    for (const uint64_t n : blocks) columns += n;
+    EXPECT_EQ(r.columns_swept, r.x0 + r.ring_len + 1);
     EXPECT_GT(columns, r.x0);
+    EXPECT_LT(columns, r.columns_swept);
 }
 
 TEST(PeriodsThreads, CertificatesAgree) {

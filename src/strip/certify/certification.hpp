@@ -41,7 +41,10 @@
 //
 // The strip is swept in blocks of columns by all its threads (strip.hpp); everything that needs
 // the state after one particular column happens at a block's end: blocks end at every column
-// whose state is saved (Brent's, phase 2's x0 and x0 + P) and at the end of each phase. The
+// whose state is saved (the first at 2Y, phase 2's x0 and x0 + P) and at the end of each phase,
+// except Brent's later saves, which the bands make inside a block (StripBlock::save): they come
+// ever more often than a block's end (every 1/8 of the distance swept), and the threads all
+// meeting there left 16 threads idle a quarter of the time. The
 // per-column work is done by the band threads themselves, each for its own rows: the ring and
 // the mismatches (record_rows), and the comparison with the saved state (Strip::StripBlock).
 // The driver then walks the block's columns in order with the same decisions as a sweep of one
@@ -92,6 +95,7 @@ class Certification {
     bool search_cycle();
     uint64_t first_saved() const { return 2 * Y_; }  // every window at values >= 0 from here
     uint64_t block_end(uint64_t next) const;
+    std::vector<uint64_t> saves_in(uint64_t next, uint64_t end) const;
     bool walk_block(uint64_t next, uint64_t end, bool comparing, uint64_t& processed);
     uint64_t rows_repeating_in_ring(uint64_t x) const;
     void settle_rows(uint64_t end);
@@ -127,6 +131,7 @@ class Certification {
     RecordErrors record_errors_;
     StripRowsFn recorder_;
     std::vector<uint32_t> matched_rows_;
+    std::vector<uint64_t> block_saves_;  // the columns of this block whose state is saved
     SettledRows settled_;           // the lowest rows whose sub-strip has repeated
     uint64_t unrecorded_rows_ = 0;  // in this block (rows_repeating_in_ring)
     SettleGrowth growth_;

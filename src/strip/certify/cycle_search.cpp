@@ -2,11 +2,16 @@
 // block, and the rows that settle on the way (certification.hpp says how).
 #include <algorithm>
 
+#include "grundy/error.hpp"
 #include "strip/certify/certification.hpp"
 #include "strip/strip_config.hpp"
 
 namespace grundy::strip {
 namespace {
+
+// Brent's window after a save: 1/8 longer, not twice (Brent's choice), so the saved column
+// overshoots the state's preperiod by at most about 1/8 once the window exceeds the period.
+uint64_t grown(uint64_t power) { return power + std::max<uint64_t>(power / 8, 1); }
 
 // The sub-strip of rows 0..m-1 (which evolves on its own) has the same state at the saved column
 // and `lambda` columns later, compared in full: those rows are periodic with period lambda for
@@ -45,9 +50,13 @@ bool Certification::search_cycle() {
         b.columns = end - next;
         if (p_.ring_len) b.rows_done = recorder_;
         b.first_reported_row = unrecorded_rows_;
+        block_saves_.clear();
         if (comparing) {
             b.compare = &p_.saved;
             b.matched_rows = &matched_rows_;
+            block_saves_ = saves_in(next, end);
+            b.save = &p_.saved;
+            b.save_after = block_saves_;
         }
         plan_.sweep_block(*strip_, b);
         uint64_t processed = 0;
@@ -66,13 +75,26 @@ bool Certification::search_cycle() {
     }
 }
 
-// The block ends where a state must be saved, or where the phase ends.
+// The block ends where the first state is saved, or where the phase ends; Brent's later saves
+// are made inside it (saves_in).
 uint64_t Certification::block_end(uint64_t next) const {
     uint64_t end = next + kBlockColumns;
     if (p_.found) return std::min(end, p_.x0 + p_.ring_len + 1);
     if (o_.max_cols) end = std::min(end, o_.max_cols);
     if (next <= first_saved()) return std::min(end, first_saved() + 1);
-    return std::min(end, p_.saved.column + p_.power + 1);
+    return end;
+}
+
+// The columns next..end-1 after which walk_block will save the state, as indices into the block:
+// wherever the distance to the last saved column reaches the window, unless the cycle is found
+// first (the later saves are then never read).
+std::vector<uint64_t> Certification::saves_in(uint64_t next, uint64_t end) const {
+    std::vector<uint64_t> at;
+    for (uint64_t x = p_.saved.column, power = p_.power; x + power < end; power = grown(power)) {
+        x += power;
+        at.push_back(x - next);
+    }
+    return at;
 }
 
 // Brent's decisions for columns next..end-1, in order, as a sweep of one column at a time
@@ -99,11 +121,11 @@ bool Certification::walk_block(uint64_t next, uint64_t end, bool comparing, uint
                 // Without a ring that P divides, phase 2 must compute the preperiods.
                 if (p_.ring_len == 0 || p_.ring_len % p_.period != 0) return true;
             } else if (lambda == p_.power) {
-                // A longer window for the next saved state: 1/8 longer, not twice (Brent's
-                // choice), so the saved column overshoots the state's preperiod by at most
-                // about 1/8 once the window exceeds the period. x is the block's last column.
-                strip_->snapshot(p_.saved);
-                p_.power += std::max<uint64_t>(p_.power / 8, 1);
+                // The bands saved the state after x (saves_in); a longer window for the next.
+                if (!std::binary_search(block_saves_.begin(), block_saves_.end(), x - next))
+                    throw Error("internal: a state to save that the block did not save");
+                p_.saved.column = x;
+                p_.power = grown(p_.power);
             }
         }
         // With a ring of L = k P: mismatches d(x + L) != d(x) are all seen for x <= x0 once

@@ -167,12 +167,17 @@ void Strip::run_tile(size_t k, uint64_t first, uint64_t i0, uint64_t n, const St
     const bool comparing =
         b.compare && b.compare->rows == rows_ && b.compare->words.size() == state_words_;
     if (b.compare && !comparing) std::fill_n(band.mismatch.begin() + i0, n, 0);
+    // The next column of the block whose state is saved, from i0 on.
+    auto save = b.save ? std::lower_bound(b.save_after.begin(), b.save_after.end(), i0)
+                       : b.save_after.end();
     for (uint64_t i = i0; i < i0 + n;) {
         const uint64_t x = first + i;
         uint64_t m = std::min(most, i0 + n - i);
         // A band that is both the lowest and the highest of a rank's receives and sends in one
         // message buffer: a batch must not receive the next message before it has sent this one.
         if (link_) m = std::min(m, kStripMessageColumns - i % kStripMessageColumns);
+        // A batch ends at a saved column: the band's windows then hold the state after it.
+        if (save != b.save_after.end() && *save < i + m) m = *save - i + 1;
         if (given < band.y1) {
             for (uint64_t j = 0; j < m; ++j) {
                 if (k == 0 && lo_ > 0)
@@ -201,6 +206,7 @@ void Strip::run_tile(size_t k, uint64_t first, uint64_t i0, uint64_t n, const St
             if (b.rows_done && from < band.y1)
                 b.rows_done(x + j, from, band.y1, g + (from - band.y0));
         }
+        if (save != b.save_after.end() && *save == i - 1) save_band(band, first + *save++, *b.save);
     }
 }
 
@@ -298,6 +304,13 @@ void Strip::advance_block(const StripBlock& b) {
     if (b.columns == 0) return;
     if (failed_.load()) throw Error("internal: strip used after a failed sweep");
     const uint64_t first = next_;
+    if (b.save && !b.save_after.empty()) {
+        if (!std::is_sorted(b.save_after.begin(), b.save_after.end()) ||
+            std::adjacent_find(b.save_after.begin(), b.save_after.end()) != b.save_after.end() ||
+            b.save_after.back() >= b.columns)
+            throw Error("internal: saved columns out of order or outside the block");
+        if (b.save->words.size() != state_words_) b.save->words.assign(state_words_, 0);
+    }
     for (auto& band : bands_)
         if (b.compare) band->mismatch.assign(b.columns, kNoMismatch);
     // No more threads than bands: at most one tile of each band is ready at a time, and an
@@ -311,6 +324,7 @@ void Strip::advance_block(const StripBlock& b) {
     next_ = first + b.columns;
     if (mismatch_.load()) throw Error("internal: live comparison and snapshot disagree");
     if (b.compare && b.matched_rows) combine_matches(b, first);
+    finish_saves(b, first);
 }
 
 // run_tile, timed for GRUNDY_SCHEDULE_STATS when that is on.
@@ -381,12 +395,28 @@ void Strip::combine_matches(const StripBlock& b, uint64_t first) {
             (*b.matched_rows)[i] = std::min((*b.matched_rows)[i], band->mismatch[i]);
     // The bands compared only the swept rows. Where those match above the settled ones, the
     // settled part decides (rarely: only a whole period of theirs from the compared state;
-    // with ranks, where this rank's rows match).
+    // with ranks, where this rank's rows match). The compared state is the last one saved
+    // before the column where the block saves into it (StripBlock::save), whose settled words
+    // are written only at the block's end.
     const uint64_t S = settled_.rows;
-    for (uint64_t i = 0; S > 0 && i < b.columns; ++i)
-        if ((*b.matched_rows)[i] > S)
-            (*b.matched_rows)[i] =
-                std::min((*b.matched_rows)[i], settled_mismatch(*b.compare, first + i));
+    const bool resaved = b.save == b.compare;
+    auto save = b.save_after.begin();
+    std::vector<uint64_t> saved_words;  // the settled words of the state after column `saved`
+    uint64_t saved = kNoColumn;
+    for (uint64_t i = 0; S > 0 && i < b.columns; ++i) {
+        if ((*b.matched_rows)[i] <= S) continue;
+        const std::vector<uint64_t>* words = &b.compare->words;
+        while (resaved && save != b.save_after.end() && *save < i) ++save;
+        if (resaved && save != b.save_after.begin()) {
+            if (saved != *(save - 1)) {
+                saved = *(save - 1);
+                saved_words.assign(state_words_, 0);
+                settled_words(first + saved, saved_words);
+            }
+            words = &saved_words;
+        }
+        (*b.matched_rows)[i] = std::min((*b.matched_rows)[i], settled_mismatch(*words, first + i));
+    }
     // The lowest difference of any rank: every rank then takes the same decisions.
     if (link_) link_->min_each(*b.matched_rows);
 }

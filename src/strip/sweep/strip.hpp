@@ -78,6 +78,14 @@ struct StripBlock {
     // Settled rows below this one are not reported to rows_done (nor are their values looked
     // up): the caller has what it needs of them.
     uint64_t first_reported_row = 0;
+    // Optional: the state after each column first + i, i in save_after (increasing), is written
+    // into *save as snapshot() would write it there, without ending the block (the threads
+    // would otherwise all meet there, and a pipeline of bands drains and fills again). Each band
+    // writes its own rows' words as it leaves such a column, and the settled rows' and other
+    // ranks' words are written at the block's end, so `save` may be `compare`: the columns after
+    // a save are compared with it. save->column is the caller's.
+    StripSnapshot* save = nullptr;
+    std::vector<uint64_t> save_after;
 };
 
 // Rows 0..rows-1 of a strip known to be periodic for ever (their sub-strip's state repeated:
@@ -206,6 +214,7 @@ class Strip {
     template <class Visit>
     bool for_each_segment_word(const Segment& seg, uint64_t x, Visit&& visit) const;
     static constexpr uint32_t kNoMismatch = ~uint32_t{0};
+    static constexpr uint64_t kNoColumn = ~uint64_t{0};
     // The band's comparison with a state after column x, one owner row at a time as its cells
     // are swept (StripBatch::same_row): row y's segments; false, with band.mismatch set, at the
     // first that differs (band_mismatch).
@@ -218,7 +227,6 @@ class Strip {
     static bool same_row(void* check, uint64_t x, uint64_t y);
     uint32_t band_mismatch(Band& band, const StripSnapshot& s, uint64_t x, uint64_t y);
     bool rows_below_match(size_t k, uint64_t i, uint64_t m) const;
-    uint32_t settled_mismatch(const StripSnapshot& s, uint64_t x) const;
     static uint64_t owner_row(const Segment& seg) { return seg.is_row ? seg.y : seg.y - 1; }
     bool is_settled(const Segment& seg) const { return owner_row(seg) < settled_.rows; }
     // The words of a settled segment after column x, from the ring.
@@ -235,6 +243,10 @@ class Strip {
     void timed_tile(size_t k, uint64_t first, uint64_t i0, uint64_t n, const StripBlock& b);
     void sweep_tiles(const StripBlock& b, uint64_t first, int team);
     void combine_matches(const StripBlock& b, uint64_t first);
+    void save_band(const Band& band, uint64_t x, StripSnapshot& out) const;
+    void finish_saves(const StripBlock& b, uint64_t first) const;
+    void settled_words(uint64_t x, std::vector<uint64_t>& words) const;
+    uint32_t settled_mismatch(const std::vector<uint64_t>& words, uint64_t x) const;
 
     uint64_t rows_;
     uint64_t lo_ = 0, hi_ = 0;

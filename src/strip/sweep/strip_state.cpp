@@ -41,19 +41,28 @@ void Strip::settled_segment(const Segment& seg, uint64_t x, std::vector<uint64_t
     }
 }
 
-// The lowest settled row whose segment after column x differs from the snapshot's, or
+// The lowest settled row whose segment after column x differs from `words` (a snapshot's), or
 // kNoMismatch: the settled part of band_mismatch, rebuilt from the ring and compared in full.
-uint32_t Strip::settled_mismatch(const StripSnapshot& s, uint64_t x) const {
-    if (s.rows != rows_ || s.words.size() != state_words_) return 0;
-    std::vector<uint64_t> words;
+uint32_t Strip::settled_mismatch(const std::vector<uint64_t>& words, uint64_t x) const {
+    std::vector<uint64_t> seg_words;
     for (uint32_t i = static_cast<uint32_t>(layout_.size()); i-- > 0;) {
         const Segment& seg = layout_[i];
         if (!is_settled(seg)) continue;
-        settled_segment(seg, x, words);
-        if (!std::equal(words.begin(), words.end(), s.words.begin() + seg.offset))
+        settled_segment(seg, x, seg_words);
+        if (!std::equal(seg_words.begin(), seg_words.end(), words.begin() + seg.offset))
             return static_cast<uint32_t>(seg.y);
     }
     return kNoMismatch;
+}
+
+// The settled rows' words of the state after column x, into `words` (state_words() of them).
+void Strip::settled_words(uint64_t x, std::vector<uint64_t>& words) const {
+    std::vector<uint64_t> seg_words;
+    for (const Segment& seg : layout_) {
+        if (!is_settled(seg)) continue;
+        settled_segment(seg, x, seg_words);
+        std::copy(seg_words.begin(), seg_words.end(), words.begin() + seg.offset);
+    }
 }
 
 template <class Visit>
@@ -94,6 +103,30 @@ void Strip::snapshot(StripSnapshot& out) const {
         out.words[i] = word;
         return true;
     });
+}
+
+// Band's part of snapshot() after column x, as the band leaves that column: the words of its
+// swept rows (those it compares: band_mismatch), which cannot change before the band sweeps
+// column x + 1.
+void Strip::save_band(const Band& band, uint64_t x, StripSnapshot& out) const {
+    for (const uint32_t i : band.segments)
+        for_each_segment_word(layout_[i], x, [&](uint64_t w, uint64_t word) {
+            out.words[w] = word;
+            return true;
+        });
+}
+
+// The rest of a block's last save (StripBlock::save): the settled rows' words, rebuilt from
+// the ring, and 0 for the other ranks' rows, as snapshot() leaves them.
+void Strip::finish_saves(const StripBlock& b, uint64_t first) const {
+    if (!b.save || b.save_after.empty()) return;
+    StripSnapshot& out = *b.save;
+    settled_words(first + b.save_after.back(), out.words);
+    for (const Segment& seg : layout_)
+        if (owner_row(seg) < lo_ || owner_row(seg) >= hi_)
+            std::fill_n(out.words.begin() + static_cast<int64_t>(seg.offset), (seg.bits + 63) / 64,
+                        0);
+    out.rows = rows_;
 }
 
 bool Strip::matches(const StripSnapshot& s) const {
