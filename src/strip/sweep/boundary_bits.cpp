@@ -7,9 +7,12 @@ using engine::BitWindow;
 
 namespace {
 
-// ORs `bits` into word w of the window (reserved), keeping its summary of full words.
+// ORs `bits` into word w of the window (reserved), keeping its summary of full words. A word
+// wholly below the low-water mark holds only values that count as present already, and may lie
+// below the window's storage: a packed set starts a value or two below the receiving window's
+// floor (column_bits_first, diagonal_bits_first), so at every 64th floor its first word did.
 void or_word(const BitWindow& win, uint64_t w, uint64_t bits) {
-    if (!bits) return;
+    if (!bits || w < win.low / 64) return;
     const engine::WindowView v = win.view();
     uint64_t* word = v.word_ptr(w);
     *word |= bits;

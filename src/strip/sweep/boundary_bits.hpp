@@ -34,7 +34,8 @@ uint64_t window_chunk(const engine::BitWindow& w, int64_t first);
 void pack_window(const engine::BitWindow& w, int64_t first, uint64_t words, uint64_t* out);
 
 // ORs the set bits of packed[lo..hi] (bit i of the packing is the value first + i) into `w`,
-// whose words up to first + 64 (hi + 2) are reserved, keeping its summary of full words.
+// whose words up to first + 64 (hi + 2) are reserved, keeping its summary of full words; bits in
+// words below `w`'s low-water mark are left out (they count as present).
 void or_packed(engine::BitWindow& w, const uint64_t* packed, uint64_t lo, uint64_t hi,
                int64_t first);
 
