@@ -256,7 +256,7 @@ int run(const po::variables_map& v, const Context&) {
     if (writer) {
         const std::string side = io::pyramid_path(r.output);
         if (pyramid)
-            io::save_pyramid(pyramid_sink.finish(), side);
+            io::save_pyramid(pyramid_sink.finish(stats.threads), side);
         else
             std::remove(side.c_str());
         writer->finish(stats);

@@ -43,12 +43,13 @@ GRUNDY_SIMD_CLONES void add_whole_segments(const uint32_t* row, uint64_t count, 
     }
 }
 
-PyramidLevel reduce(const PyramidLevel& below, uint64_t rows, uint64_t cols) {
+PyramidLevel reduce(const PyramidLevel& below, uint64_t rows, uint64_t cols, int threads) {
     PyramidLevel up;
     up.level = below.level + 1;
     up.width = pyramid_blocks(cols, up.level);
     up.height = pyramid_blocks(rows, up.level);
     up.blocks.resize(up.width * up.height);
+#pragma omp parallel for num_threads(threads) schedule(static)
     for (uint64_t by = 0; by < up.height; ++by)
         for (uint64_t bx = 0; bx < up.width; ++bx) {
             double scaled = 0, diff = 0, p = 0, cells = 0;
@@ -150,7 +151,7 @@ void PyramidBuilder::add_piece(const uint32_t* row, uint64_t x0, uint64_t x, uin
     }
 }
 
-Pyramid PyramidBuilder::finish() const {
+Pyramid PyramidBuilder::finish(int threads) const {
     Pyramid p;
     p.rows = rows_;
     p.cols = cols_;
@@ -159,14 +160,18 @@ Pyramid PyramidBuilder::finish() const {
     base.width = width_;
     base.height = height_;
     base.blocks.resize(width_ * height_);
-    std::vector<uint32_t> p_count(width_ * height_);
+    // The P-positions counted first in p_share (a block's few are exact in a float), so that
+    // no array of counts is made.
     for (uint64_t n = 0;; ++n) {
         const uint64_t a = wythoff_a(n), b = a + n;
         if (a >= rows_ && a >= cols_) break;
-        if (a < cols_ && b < rows_) ++p_count[(b >> kPyramidBase) * width_ + (a >> kPyramidBase)];
+        if (a < cols_ && b < rows_)
+            base.blocks[(b >> kPyramidBase) * width_ + (a >> kPyramidBase)].p_share += 1;
         if (n > 0 && b < cols_ && a < rows_)
-            ++p_count[(a >> kPyramidBase) * width_ + (b >> kPyramidBase)];
+            base.blocks[(a >> kPyramidBase) * width_ + (b >> kPyramidBase)].p_share += 1;
     }
+    // On the threads the sweep has just left, which would otherwise wait for this one.
+#pragma omp parallel for num_threads(threads) schedule(static)
     for (uint64_t by = 0; by < height_; ++by) {
         const uint64_t h = block_cells(rows_, kPyramidBase, by), ylo = by * kBase;
         for (uint64_t bx = 0; bx < width_; ++bx) {
@@ -180,12 +185,13 @@ Pyramid PyramidBuilder::finish() const {
             s.sample = sample_[i];
             s.scaled = static_cast<float>(sum_scaled_[i] / cells);
             s.diff = static_cast<float>(mean_xy - static_cast<double>(sum_g_[i]) / cells);
-            s.p_share = static_cast<float>(p_count[i] / cells);
+            s.p_share = static_cast<float>(static_cast<double>(s.p_share) / cells);
         }
     }
     p.levels.push_back(std::move(base));
     const int top = std::max(top_level(rows_, cols_), kPyramidBase);
-    while (p.levels.back().level < top) p.levels.push_back(reduce(p.levels.back(), rows_, cols_));
+    while (p.levels.back().level < top)
+        p.levels.push_back(reduce(p.levels.back(), rows_, cols_, threads));
     return p;
 }
 

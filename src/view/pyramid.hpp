@@ -54,8 +54,8 @@ class PyramidBuilder {
     void add(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, const uint32_t* values,
              uint64_t stride);
     // The means, the P-positions' shares (from Wythoff's formula: the values say the same for
-    // a right table), and the levels above.
-    Pyramid finish() const;
+    // a right table), and the levels above, on `threads` OpenMP threads.
+    Pyramid finish(int threads = 1) const;
 
   private:
     void add_rows(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, const uint32_t* values,
@@ -89,7 +89,7 @@ class PyramidSink final : public TileSink {
     void begin(const TableShape& shape) override;
     void consume(const TileView& tile) override;
     bool stop_requested() const override { return next_.stop_requested(); }
-    Pyramid finish() const { return builder_->finish(); }
+    Pyramid finish(int threads = 1) const { return builder_->finish(threads); }
 
   private:
     TileSink& next_;
