@@ -63,6 +63,51 @@ TEST(PeriodsPrefix, MaxColsKeepsTheSettledRowsWithTheirBlocks) {
     EXPECT_GT(before, 30u);
 }
 
+// Rows settle at a block's end (65536 columns), but each repeat is kept from the column where it
+// began: a stopped run holds the rows of every repeat that began a ring length before the stop,
+// not only of those noted a ring length before it. 160 rows stopped at 150000 columns (a ring
+// of 98304): rows of repeats noted in the block that ends at 65857 (it was none of them when
+// that block's end counted). Each repeat's column lies past every preperiod of its rows.
+TEST(PeriodsPrefix, StoppedRunKeepsEachRepeatFromItsFirstColumn) {
+    PeriodsOptions o;
+    o.rows = 160;
+    o.threads = 2;
+    const PeriodsResult whole = certify_row_periods(o);
+    ASSERT_EQ(whole.status, PeriodsResult::Status::Certified);
+    const fs::path ck = fs::temp_directory_path() / ("grundy_repeat_" + std::to_string(getpid()));
+    fs::remove(ck);
+    o.checkpoint = ck.string();
+    o.max_cols = 150000;
+    const PeriodsResult r = certify_row_periods(o);
+    ASSERT_EQ(r.status, PeriodsResult::Status::NotCertified);
+    expect_rows_of(r, whole);
+    const strip::SearchState saved = strip::load_checkpoint(
+        ck.string(), o.rows, strip::Strip(o.rows, MexKernel::Auto).state_words(), 0, o.rows);
+    ASSERT_GT(saved.ring_len, 0u);
+    ASSERT_FALSE(saved.settled_since.empty());
+    uint64_t kept = 0, rows_before = 0, column_before = 0;
+    for (const auto& [rows, column] : saved.settled_since) {
+        EXPECT_GT(rows, rows_before);
+        EXPECT_GE(column, column_before);
+        for (uint64_t y = 0; y < rows; ++y)
+            EXPECT_LE(whole.rows[y].periodicity->preperiod, column) << "row " << y;
+        if (column + saved.ring_len <= o.max_cols) kept = rows;
+        rows_before = rows;
+        column_before = column;
+    }
+    EXPECT_EQ(r.rows.size(), kept);
+    EXPECT_GT(kept, 40u);  // repeats that began before column 150000 - 98304
+    // The stop at --max-cols saved the checkpoint: resumed, the run goes on from its column.
+    o.max_cols = 0;
+    o.resume = true;
+    const PeriodsResult finished = certify_row_periods(o);
+    fs::remove(ck);
+    ASSERT_EQ(finished.status, PeriodsResult::Status::Certified);
+    EXPECT_EQ(finished.columns_swept + 150000, whole.columns_swept);
+    ASSERT_EQ(finished.rows.size(), 160u);
+    expect_rows_of(finished, whole);
+}
+
 // A ring that the strip's period does not divide: phase 1 certifies and phase 2 sweeps again
 // from column 0. Stopped in phase 2, and resumed there, the rows that phase 1's ring gave stay
 // certified; the finished run has every row, the same as a run whose ring gave them all.

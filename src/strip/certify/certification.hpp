@@ -61,6 +61,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "grundy/periods.hpp"
@@ -132,7 +133,9 @@ class Certification {
     StripRowsFn recorder_;
     std::vector<uint32_t> matched_rows_;
     std::vector<uint64_t> block_saves_;  // the columns of this block whose state is saved
-    SettledRows settled_;           // the lowest rows whose sub-strip has repeated
+    SettledRows settled_;                // the lowest rows whose sub-strip has repeated
+    // The sub-strips that repeated in this block: (rows, the repeat's first column), in order.
+    std::vector<std::pair<uint64_t, uint64_t>> block_settles_;
     uint64_t unrecorded_rows_ = 0;  // in this block (rows_repeating_in_ring)
     SettleGrowth growth_;
 };

@@ -11,22 +11,25 @@ namespace {
 
 // Brent's window after a save: 1/8 longer, not twice (Brent's choice), so the saved column
 // overshoots the state's preperiod by at most about 1/8 once the window exceeds the period.
-uint64_t grown(uint64_t power) { return power + std::max<uint64_t>(power / 8, 1); }
+uint64_t grown(uint64_t power) {
+    return power + std::max<uint64_t>(power / 8, 1);
+}
 
 // The sub-strip of rows 0..m-1 (which evolves on its own) has the same state at the saved column
 // and `lambda` columns later, compared in full: those rows are periodic with period lambda for
 // ever from there, and need no sweep any more if the ring holds whole periods of them (length a
-// multiple of lambda). Takes effect at the next block.
+// multiple of lambda). Takes effect at the next block. Returns whether more rows settled.
 // `limit`: with ranks, rank 0's rows but one (Strip::settle).
-void note_settled(SettledRows& settled, SearchState& p, uint64_t m, uint64_t lambda,
+bool note_settled(SettledRows& settled, SearchState& p, uint64_t m, uint64_t lambda,
                   uint64_t limit) {
     m = std::min(m, limit);
-    if (m <= settled.rows || p.ring_len == 0 || p.ring_len % lambda != 0) return;
+    if (m <= settled.rows || p.ring_len == 0 || p.ring_len % lambda != 0) return false;
     settled.rows = m;
     settled.period = lambda;
     settled.values = p.ring.data();  // rank 0's ring starts at row 0
     settled.length = p.ring_len;
     settled.stride = p.ring_stride;
+    return true;
 }
 
 }  // namespace
@@ -41,6 +44,7 @@ bool Certification::search_cycle() {
         result_.column = next;
         if (!p_.found && o_.max_cols && next >= o_.max_cols) {
             result_.status = PeriodsResult::Status::NotCertified;
+            control_.at_max_cols(p_, *strip_, result_);
             return false;
         }
         const uint64_t end = block_end(next);
@@ -66,7 +70,8 @@ bool Certification::search_cycle() {
         check_record(p_, record_errors_);
         if (done) return true;
         // The whole strip repeats from x0 on: every row is settled for the ring's tail.
-        if (p_.found) note_settled(settled_, p_, Y_, p_.period, plan_.settle_limit());
+        if (p_.found && note_settled(settled_, p_, Y_, p_.period, plan_.settle_limit()))
+            block_settles_.emplace_back(settled_.rows, p_.x0);
         settle_rows(end);
         plan_.rebalance(*strip_, p_, settled_);
         report(o_.progress, 1, end, p_.found ? p_.x0 + p_.ring_len + 1 : 0,
@@ -108,8 +113,9 @@ bool Certification::walk_block(uint64_t next, uint64_t end, bool comparing, uint
             p_.power = 64;
         } else if (!p_.found && x > first_saved()) {
             const uint64_t lambda = x - p_.saved.column;
-            if (comparing)
-                note_settled(settled_, p_, matched_rows_[x - next], lambda, plan_.settle_limit());
+            if (comparing &&
+                note_settled(settled_, p_, matched_rows_[x - next], lambda, plan_.settle_limit()))
+                block_settles_.emplace_back(settled_.rows, p_.saved.column);
             if (comparing && matched_rows_[x - next] == Y_) {
                 // Compared in full by the bands, each match copied out and compared again
                 // (Strip::band_mismatch).
@@ -135,9 +141,9 @@ bool Certification::walk_block(uint64_t next, uint64_t end, bool comparing, uint
     return false;
 }
 
-// Rows settled at least a ring length before column x: the ring already holds their values
-// of column x (a ring length is a whole number of their periods, all past their
-// preperiods), so recording them again would write the same values and find no mismatch.
+// Settled rows whose repeat began at least a ring length before column x: the ring already
+// holds their values of column x (a ring length is a whole number of their periods, all past
+// their preperiods), so recording them again would write the same values and find no mismatch.
 uint64_t Certification::rows_repeating_in_ring(uint64_t x) const {
     uint64_t rows = 0;
     for (const auto& [m, since] : p_.settled_since)
@@ -151,7 +157,11 @@ void Certification::settle_rows(uint64_t end) {
     strip_->settle(settled_);
     p_.settled_rows = settled_.rows;
     p_.settled_period = settled_.period;
-    p_.settled_since.emplace_back(settled_.rows, end);
+    // Each sub-strip that repeated in the block, from the repeat's first column rather than the
+    // block's end: a stopped run's files then hold its rows a ring length after that
+    // (final_rows.cpp), however long the blocks.
+    p_.settled_since.insert(p_.settled_since.end(), block_settles_.begin(), block_settles_.end());
+    block_settles_.clear();
     growth_.add(settled_.rows, end);
     show_settled();
 }

@@ -50,6 +50,10 @@ bool RunControl::after_block(SearchState& p, const Strip& strip, PeriodsResult& 
     return stop;
 }
 
+void RunControl::at_max_cols(SearchState& p, const Strip& strip, PeriodsResult& result) {
+    if (!o_.checkpoint.empty()) checkpoint(p, strip, result);
+}
+
 bool RunControl::checkpoint(SearchState& p, const Strip& strip, PeriodsResult& result) {
     strip.snapshot(p.strip);
     const std::string error = save(p, strip.columns_done());

@@ -34,6 +34,9 @@ class RunControl {
     // observer (RunHooks::after_block). Returns true when the run must stop. With ranks, the
     // decision is rank 0's clock and any rank's signal.
     bool after_block(SearchState& p, const Strip& strip, PeriodsResult& result, uint64_t columns);
+    // A stop at --max-cols: a checkpoint (if the run keeps one), so that --resume with a larger
+    // --max-cols goes on from here rather than from the last one on time.
+    void at_max_cols(SearchState& p, const Strip& strip, PeriodsResult& result);
 
   private:
     using Clock = std::chrono::steady_clock;

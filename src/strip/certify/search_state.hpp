@@ -83,7 +83,8 @@ struct SearchState {
     uint64_t unringed_rows = 0;
     uint64_t rows_in_ring() const { return std::min(end_row, std::max(first_row, unringed_rows)); }
     // phase 1: rows 0..settled_rows-1 repeat with settled_period (dividing ring_len) and are no
-    // longer swept; settled_since: (rows, column) each time more rows settled, in order.
+    // longer swept; settled_since: (rows, column) each time more rows settled, in order, the
+    // column the repeat that settled them began at (the compared state's).
     uint64_t settled_rows = 0, settled_period = 0;
     std::vector<std::pair<uint64_t, uint64_t>> settled_since;
     // Rows 0..final_rows.size()-1, certified before the whole strip (final_rows.cpp), on the
