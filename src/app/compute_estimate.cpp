@@ -19,18 +19,28 @@ double output_bytes(uint64_t rows, uint64_t cols, const Compression& compression
     return 0.8 * raw;
 }
 
+namespace {
+// Tiles of whole pyramid blocks: the pyramid is then built without sums over the whole table.
+bool whole_blocks(uint32_t tile) {
+    return tile % (1u << view::kPyramidBase) == 0;
+}
+}  // namespace
+
 ComputeMemory compute_memory(uint64_t rows, uint64_t cols, uint32_t tile, int threads, bool output,
                              bool pyramid) {
     return {estimate_state_bytes(rows, cols, tile, threads),
             estimate_compute_bytes(rows, cols, tile, threads, output) +
-                (pyramid ? view::pyramid_build_bytes(rows, cols) : 0)};
+                (pyramid ? view::pyramid_build_bytes(rows, cols, whole_blocks(tile)) : 0)};
 }
 
 uint64_t largest_fitting_square(uint64_t budget, uint32_t tile, int threads, bool output,
                                 bool pyramid) {
-    return largest_square(
-        budget, tile, threads, output,
-        pyramid ? +[](uint64_t n) { return view::pyramid_build_bytes(n, n); } : nullptr);
+    uint64_t (*pyramid_bytes)(uint64_t) = nullptr;
+    if (pyramid && whole_blocks(tile))
+        pyramid_bytes = [](uint64_t n) { return view::pyramid_build_bytes(n, n, true); };
+    else if (pyramid)
+        pyramid_bytes = [](uint64_t n) { return view::pyramid_build_bytes(n, n, false); };
+    return largest_square(budget, tile, threads, output, pyramid_bytes);
 }
 
 std::string compute_estimate(const EngineOptions& e, const std::string* output, bool pyramid,

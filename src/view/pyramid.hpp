@@ -39,34 +39,54 @@ inline constexpr int kTileSize = 256;  // pixels per side of a served tile
 // per pixel).
 int top_level(uint64_t rows, uint64_t cols);
 
-// The memory a pyramid of a rows x cols table takes while it is built (the builder's sums and
-// the finished levels together) and once loaded (the levels alone), in bytes.
-uint64_t pyramid_build_bytes(uint64_t rows, uint64_t cols);
+// The memory a pyramid of a rows x cols table takes while it is built and once loaded (the
+// levels alone), in bytes. Built from rectangles of whole blocks (`whole_blocks`: tiles whose
+// side is a multiple of 16, and grundy view's bands), it takes no more than its levels.
+uint64_t pyramid_build_bytes(uint64_t rows, uint64_t cols, bool whole_blocks);
 uint64_t pyramid_loaded_bytes(uint64_t rows, uint64_t cols);
 
-// The base level's sums, filled rectangle by rectangle (any order, any threads), then turned
-// into a Pyramid.
+// The base level, filled rectangle by rectangle (any order, any threads), then the levels above
+// (pyramid_builder.cpp).
 class PyramidBuilder {
   public:
     PyramidBuilder(uint64_t rows, uint64_t cols);
+    ~PyramidBuilder();
     // Adds the cells of a rectangle, row-major with `stride` values per row. Rectangles whose
-    // edges lie on block edges (or the table's) may be added concurrently without a lock.
+    // edges lie on block edges (or the table's) may be added concurrently without a lock, and
+    // their blocks' statistics are made at once; others share blocks and are serialised.
     void add(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, const uint32_t* values,
              uint64_t stride);
-    // The means, the P-positions' shares (from Wythoff's formula: the values say the same for
-    // a right table), and the levels above, on `threads` OpenMP threads.
-    Pyramid finish(int threads = 1) const;
+    // The base level (the P-positions' shares from Wythoff's formula: the values say the same
+    // for a right table) and the levels above, on `threads` OpenMP threads. Once only.
+    Pyramid finish(int threads = 1);
 
   private:
+    // Where add_rows adds: block (bx, by) at (by - by0) * stride + bx - bx0.
+    struct SumsView {
+        uint64_t* g;
+        double* scaled;
+        uint32_t* sample;
+        uint64_t bx0, by0, stride;
+    };
+    // Sums over the whole table, for the rectangles that share blocks.
+    struct SharedSums {
+        std::vector<uint64_t> g;
+        std::vector<double> scaled;
+        std::vector<uint32_t> sample;
+        std::vector<bool> touched;
+    };
+    void add_shared(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height,
+                    const uint32_t* values, uint64_t stride);
     void add_rows(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, const uint32_t* values,
-                  uint64_t stride);
-    void add_piece(const uint32_t* row, uint64_t x0, uint64_t x, uint64_t end, uint64_t y,
-                   double inv, size_t brow);
+                  uint64_t stride, const SumsView& into) const;
+    void count_p_positions(uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1, uint32_t* count,
+                           uint64_t stride) const;
+    BlockStats stats(uint64_t bx, uint64_t by, uint64_t sum_g, double sum_scaled, uint32_t sample,
+                     uint32_t p_count) const;
     uint64_t rows_, cols_, width_, height_;
-    std::vector<uint64_t> sum_g_;
-    std::vector<double> sum_scaled_;
-    std::vector<uint32_t> sample_;
-    std::mutex unaligned_;
+    std::vector<BlockStats> base_;
+    std::unique_ptr<SharedSums> shared_;
+    std::mutex shared_mutex_;
 };
 
 // Opens TABLE.pyramid (io::pyramid_path) if it is there and belongs to `table` (its shape, and
@@ -89,7 +109,7 @@ class PyramidSink final : public TileSink {
     void begin(const TableShape& shape) override;
     void consume(const TileView& tile) override;
     bool stop_requested() const override { return next_.stop_requested(); }
-    Pyramid finish(int threads = 1) const { return builder_->finish(threads); }
+    Pyramid finish(int threads = 1) { return builder_->finish(threads); }
 
   private:
     TileSink& next_;

@@ -105,12 +105,12 @@ TileSource::TileSource(const std::string& path, const TileSourceOptions& options
     const bool zoomed = top_level(rows(), cols()) >= kPyramidBase;
     std::unique_ptr<io::PyramidReader> stored =
         zoomed && table_.complete() ? open_pyramid(table_) : nullptr;
-    // A stored pyramid's pages are read as tiles ask for them; one built here is held whole,
-    // with its sums while a band of chunks is read. The chunk cache fills up to its size as the
-    // page is explored.
+    // A stored pyramid's pages are read as tiles ask for them; one built here is held whole
+    // (from bands of whole blocks) while a band of chunks is read. The chunk cache fills up to its
+    // size as the page is explored.
     const uint64_t pyramid =
         stored   ? options.pyramid_cache_bytes
-        : zoomed ? pyramid_build_bytes(rows(), cols()) + build_band_bytes(chunk_rows_, cols())
+        : zoomed ? pyramid_build_bytes(rows(), cols(), true) + build_band_bytes(chunk_rows_, cols())
                  : 0;
     require_memory(options.cache_bytes + pyramid + (uint64_t{64} << 20), options.budget,
                    "viewing a " + std::to_string(rows()) + " x " + std::to_string(cols()) +
