@@ -219,7 +219,8 @@ int report(const strip::RunResult& run, const PeriodsOptions& o, bool quiet, boo
     const PeriodsResult& r = run.periods;
     // Without --csv the rows go to standard output, a stopped run's certified ones too.
     if (o.csv.empty()) {
-        for (const auto& c : periods_comment(r)) std::cout << "# " << c << "\n";
+        for (const auto& c : periods_comment(r, !o.checkpoint.empty()))
+            std::cout << "# " << c << "\n";
         write_row_periods_csv(std::cout, listed_rows(r), o.csv_blocks);
     }
     if (r.status != PeriodsResult::Status::Certified && !quiet) report_stop(r, o);

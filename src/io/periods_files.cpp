@@ -20,7 +20,7 @@ std::vector<RowPeriod> listed_rows(const PeriodsResult& result) {
     return rows;
 }
 
-std::vector<std::string> periods_comment(const PeriodsResult& result) {
+std::vector<std::string> periods_comment(const PeriodsResult& result, bool resumable) {
     if (result.status == PeriodsResult::Status::Certified) return {};
     const uint64_t k = result.rows.size(), Y = result.rows_asked;
     // Interrupted covers a stop and a checkpoint of a run that goes on: "not finished" is true
@@ -35,13 +35,17 @@ std::vector<std::string> periods_comment(const PeriodsResult& result) {
           : "no row certified yet"};
     if (k < Y)
         lines.push_back("rows " + std::to_string(k) + ".." + std::to_string(Y - 1) +
-                        " not yet (certified 0, no period); --resume continues the run");
+                        " not yet (certified 0, no period); " +
+                        (resumable ? "--resume continues the run"
+                                   : "a run with --checkpoint could have been continued with "
+                                     "--resume"));
     return lines;
 }
 
 void write_periods_files(const PeriodsOptions& o, const PeriodsResult& result) {
     if (!o.csv.empty())
-        write_row_periods_csv(o.csv, listed_rows(result), periods_comment(result),
+        write_row_periods_csv(o.csv, listed_rows(result),
+                              periods_comment(result, !o.checkpoint.empty()),
                               o.csv_blocks && o.keep_blocks);
     // The output was checked before the run: this run's own file by now.
     if (!o.output.empty()) write_periods_hdf5(o.output, result, true);

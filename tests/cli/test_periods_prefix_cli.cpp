@@ -58,9 +58,10 @@ void expect_stopped_hdf5(const std::string& path, uint64_t certified, uint64_t c
 }
 
 // Runs stopped at --max-cols at three columns: exit 3, and the rows settled by then, more at
-// each, in the CSV and the HDF5 output, equal to the committed rows. Rows settle at the ends of
-// the production blocks (71 at column 65857, 90 at 131393, 104 at 196929) and are certified
-// once the ring (98304 columns) has held them since: at 164161, 229697 and 295233.
+// each, in the CSV and the HDF5 output, equal to the committed rows. A sub-strip's rows are
+// certified once the ring (98304 columns) has held them since their repeat began: rows 0..82
+// at column 200000, 0..93 at 250000, 0..109 at 300000. Without --checkpoint the comment says
+// that --resume could not continue the run; with one, that it does.
 TEST(PeriodsPrefixCli, MaxColsKeepsTheSettledRows) {
     ScratchDir tmp;
     uint64_t before = 0;
@@ -81,7 +82,18 @@ TEST(PeriodsPrefixCli, MaxColsKeepsTheSettledRows) {
                                   std::string(columns) + "\n"),
                   std::string::npos);
         expect_stopped_hdf5(h5, k, std::stoull(columns));
+        EXPECT_NE(slurp(csv).find("a run with --checkpoint could have been continued with "
+                                  "--resume\n"),
+                  std::string::npos);
     }
+    const std::string kept = tmp / "kept.csv";
+    ASSERT_EQ(run_grundy({"periods", "--rows", "160", "--max-cols", "200000", "--csv", kept,
+                          "--checkpoint", tmp / "ck", "--no-blocks", "-q"},
+                         tmp / "log"),
+              3);
+    EXPECT_NE(slurp(kept).find("not yet (certified 0, no period); --resume continues the run\n"),
+              std::string::npos);
+    EXPECT_TRUE(fs::exists(tmp / "ck"));
     // Without --csv the same rows go to standard output, after the comment lines (the output
     // holds stderr's line first).
     const RunResult out = run_grundy("periods --rows 160 --max-cols 250000 --no-blocks -q");
@@ -102,10 +114,10 @@ uint64_t certified_rows(const std::string& csv) {
 }
 
 // The arguments of a run of 160 rows that checkpoints, and so rewrites its CSV, after every
-// block and then sleeps 20 ms. Its ring of 24576 columns (2^23 bytes) certifies the rows that
-// settle at the end of a production block by the end of the next: none after the blocks that
-// end at columns 321 and 65857, then 71, 90, 104, 114, ... after those at 131393, 196929,
-// 262465, 328001, ... (every 65536 columns) up to all 160.
+// block and then sleeps 20 ms. Its ring of 24576 columns (2^23 bytes) certifies a sub-strip's
+// rows 24576 columns after their repeat began: none after the block that ends at column 321,
+// then 60, 83, 98, 114, 123, ... after those at 65857, 131393, 196929, 262465, 328001, ...
+// (every 65536 columns) up to all 160.
 std::vector<std::string> slow_run(const ScratchDir& tmp) {
     return {
         "periods", "--rows",          "160",  "--checkpoint", tmp / "ck",    "--checkpoint-every",
@@ -140,7 +152,7 @@ TEST(PeriodsPrefixCli, SigtermKeepsTheRowsAndResumeFinishesThem) {
 }
 
 // The CSV read after each of its rewrites: the certified rows never fewer than the time before,
-// and always the committed ones, over at least 5 rewrites (0, 0, 71, 90 and 104 rows certified);
+// and always the committed ones, over at least 5 rewrites (0, 60, 83, 98 and 114 rows certified);
 // SIGKILL then leaves the last checkpoint's rows.
 TEST(PeriodsPrefixCli, PrefixNeverShrinksAndSurvivesSigkill) {
     ScratchDir tmp;
