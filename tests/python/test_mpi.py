@@ -187,8 +187,10 @@ def start_slow_job(tmp_path, ranks, rows=SLOW_ROWS):
                                   "--test-delay-us", "500000"),
                            env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            start_new_session=True)
-    # Progress made and saved: a manifest naming a column, with every rank's part beside it.
-    wait_for(lambda: ck.exists() and "column" in ck.read_text(), 60, "a checkpoint")
+    # Progress made and saved: a manifest naming a column, with every rank's part beside it, and
+    # the CSV that rank 0 writes after it (a kill between the two would leave no CSV yet).
+    wait_for(lambda: ck.exists() and "column" in ck.read_text() and (tmp_path / "m.csv").exists(),
+             60, "a checkpoint and its CSV")
     return job, ck
 
 
