@@ -44,6 +44,9 @@ void describe(po::options_description& o, std::vector<std::string>&) {
         ("no-pyramid", po::bool_switch(),
          "do not write F.h5.pyramid, the zoomed-out views of grundy view (grundy view builds "
          "it when it opens the table)")
+        ("buffered-writes", po::bool_switch(),
+         "write the table's chunks through the page cache (default: direct I/O, past the "
+         "cache, where the file system allows it; the file is the same)")
         ("resume", po::bool_switch(),
          "continue the output file of a run stopped by SIGTERM/SIGINT (same --rows, --cols; "
          "--tile and --compression default to the file's; --force is ignored, so job files "
@@ -100,6 +103,7 @@ struct Request {
     bool resume = false, force = false, quiet = false, no_pyramid = false;
     double checkpoint = 0;
     bool allocate_ahead = true;
+    bool direct_writes = true;
     uint64_t pause_after_chunks = 0;
 };
 
@@ -132,6 +136,7 @@ Request parse(const po::variables_map& v) {
     r.force = v["force"].as<bool>();
     r.quiet = v["quiet"].as<bool>();
     r.no_pyramid = v["no-pyramid"].as<bool>();
+    r.direct_writes = !v["buffered-writes"].as<bool>();
     r.pause_after_chunks = v.count("test-pause-after-chunks")
                                ? count_option(v, "test-pause-after-chunks", 1, ~uint64_t{0})
                                : 0;
@@ -149,6 +154,7 @@ std::unique_ptr<Hdf5Writer> open_output(const Request& r) {
         .resume = r.resume,
         .checkpoint_seconds = r.checkpoint,
         .preallocate = r.allocate_ahead,
+        .direct_writes = r.direct_writes,
         .pause_after_chunks = r.pause_after_chunks,
         // The whole process stops, its threads included: a test then signals or kills it
         // at exactly this point.

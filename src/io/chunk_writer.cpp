@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "io/direct_writes.hpp"
 #include "io/h5_attributes.hpp"
 #include "io/hdf5_writer_impl.hpp"
 
@@ -27,7 +28,8 @@ namespace fs = std::filesystem;
 void Hdf5Writer::Impl::setup_room() {
     H5Handle fapl(H5Fget_access_plist(file.get()), H5Pclose);
     void* handle = nullptr;
-    if (!fapl.valid() || H5Pget_driver(fapl.get()) != H5FD_SEC2 ||
+    if (!fapl.valid() ||
+        (H5Pget_driver(fapl.get()) != H5FD_SEC2 && !io::uses_direct_writes(file.get())) ||
         H5Fget_vfd_handle(file.get(), H5P_DEFAULT, &handle) < 0 || !handle)
         return;  // another file driver: HDF5's own errors report a full disk
     fd = *static_cast<int*>(handle);

@@ -12,6 +12,7 @@
 
 #include "grundy/error.hpp"
 #include "grundy/version.hpp"
+#include "io/direct_writes.hpp"
 #include "io/h5_attributes.hpp"
 #include "io/h5_scales.hpp"
 #include "io/hdf5_writer_impl.hpp"
@@ -77,9 +78,10 @@ Hdf5Writer::Hdf5Writer(Hdf5WriterOptions options) : impl_(std::make_unique<Impl>
                                 " exists (use {force} to overwrite it)");
         if (fs::is_directory(p, ec)) throw Error("output path " + path + " is a directory");
     }
+    const H5Handle access = io::table_file_access(impl_->options.direct_writes);
     impl_->file =
         H5Handle(H5Fcreate(path.c_str(), impl_->options.force ? H5F_ACC_TRUNC : H5F_ACC_EXCL,
-                           H5P_DEFAULT, H5P_DEFAULT),
+                           H5P_DEFAULT, access.valid() ? access.get() : H5P_DEFAULT),
                  H5Fclose);
     if (!impl_->file.valid()) throw Error("cannot create " + path);
     const hid_t f = impl_->file.get();
@@ -150,7 +152,10 @@ void Hdf5Writer::begin(const TableShape& shape) {
         const TableShape& was = m.stopped.shape;
         if (shape.rows != was.rows || shape.cols != was.cols || shape.tile != was.tile)
             throw Error("cannot resume " + m.options.path + ": it holds another table");
-        m.file = H5Handle(H5Fopen(m.options.path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+        const H5Handle access = io::table_file_access(m.options.direct_writes);
+        m.file = H5Handle(H5Fopen(m.options.path.c_str(), H5F_ACC_RDWR,
+                                  access.valid() ? access.get() : H5P_DEFAULT),
+                          H5Fclose);
         if (!m.file.valid())
             throw Error("cannot open " + m.options.path + " for writing (in use by another run?)");
         m.dataset = H5Handle(H5Dopen2(m.file.get(), "grundy", H5P_DEFAULT), H5Dclose);

@@ -95,6 +95,20 @@ TEST(CliCompute, NoCompressionAndWideValues) {
     expect_file_equals(dir.file("d.h5"), table_in_memory(130, 130));
 }
 
+// The chunks go past the page cache by default (io/direct_writes.hpp), through it with
+// --buffered-writes: chunks of 512 x 512 values are large enough for whole pages to go directly.
+TEST(CliCompute, DirectAndBufferedWritesGiveTheSameTable) {
+    ScratchDir dir;
+    const MemoryTable expected = table_in_memory(1100, 1300);
+    for (const char* mode : {"", " --buffered-writes", " --compression none"}) {
+        const std::string f = dir.file("t.h5");
+        const std::string args = "compute --rows 1100 --cols 1300 --tile 512 --threads 2 --force";
+        const auto r = run_grundy(args + " -o " + f + mode);
+        ASSERT_EQ(r.status, 0) << mode << ": " << r.output;
+        expect_file_equals(f, expected);
+    }
+}
+
 // Blosc (filter 32001): values read back by our reader's own decoder and by HDF5 through the
 // filter plugin, and the filter's parameters as its plugin writes them.
 TEST(CliCompute, BloscRoundTrip) {

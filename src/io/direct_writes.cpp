@@ -1,0 +1,275 @@
+// The direct-write file driver (direct_writes.hpp): a thin HDF5 driver in front of sec2. HDF5
+// calls its callbacks with the library's own locks held and absolute file addresses; each one
+// hands the call to the sec2 file it opened (the public H5FD* calls), except the whole pages of
+// large raw data writes, which it writes itself through a second descriptor opened O_DIRECT.
+#include "io/direct_writes.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <new>
+
+namespace grundy::io {
+namespace {
+
+// Direct I/O wants the buffer, the file offset and the length aligned to the device's logical
+// block; a page is a multiple of it on every Linux file system that allows direct I/O.
+constexpr uint64_t kAlign = 4096;
+// Writes with fewer whole pages than this go through sec2 whole (metadata, small chunks).
+constexpr uint64_t kDirectMin = 4 * kAlign;
+// The aligned buffer a write is copied through, at most this many bytes at a time.
+constexpr size_t kBounceBytes = 1 << 20;
+
+struct DirectFile {
+    H5FD_t pub;                // HDF5's part: must come first
+    H5FD_t* inner = nullptr;   // the sec2 file, which does everything else
+    int fd = -1;               // the same file opened O_DIRECT; -1: not (any more)
+    void* bounce = nullptr;    // kBounceBytes, aligned to kAlign
+    uint64_t direct_end = 0;   // end of the furthest direct write (sec2 knows only its own)
+    DirectWriteCounts counts;  // what went where
+};
+
+// The open files by sec2's descriptor, the one handle HDF5 gives out (direct_write_counts).
+std::mutex& open_files_mutex() {
+    static std::mutex m;
+    return m;
+}
+std::map<int, const DirectFile*>& open_files() {
+    static std::map<int, const DirectFile*> files;
+    return files;
+}
+int sec2_descriptor(H5FD_t* inner) {
+    void* handle = nullptr;
+    return H5FDget_vfd_handle(inner, H5P_DEFAULT, &handle) >= 0 && handle
+               ? *static_cast<int*>(handle)
+               : -1;
+}
+
+DirectFile* as_direct(H5FD_t* file) {
+    return reinterpret_cast<DirectFile*>(file);
+}
+const DirectFile* as_direct(const H5FD_t* file) {
+    return reinterpret_cast<const DirectFile*>(file);
+}
+
+void stop_direct(DirectFile* f) {
+    if (f->fd >= 0) ::close(f->fd);
+    f->fd = -1;
+    f->counts.direct_refused = true;
+}
+
+H5FD_t* open_direct(const char* name, unsigned flags, hid_t, haddr_t maxaddr) {
+    H5Handle sec2(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    if (!sec2.valid() || H5Pset_fapl_sec2(sec2.get()) < 0) return nullptr;
+    // HDF5 first tries to open a file it is asked to create, to see whether it exists: that
+    // failure is an answer, not an error to print. A real one fails the caller's call.
+    H5FD_t* inner = nullptr;
+    H5E_BEGIN_TRY {
+        inner = H5FDopen(name, flags, sec2.get(), maxaddr);
+    }
+    H5E_END_TRY;
+    if (!inner) return nullptr;
+    auto* f = new (std::nothrow) DirectFile{};
+    if (!f) {
+        H5FDclose(inner);
+        return nullptr;
+    }
+    f->inner = inner;
+    {
+        std::lock_guard<std::mutex> lock(open_files_mutex());
+        open_files()[sec2_descriptor(inner)] = f;
+    }
+    if (flags & H5F_ACC_RDWR) {
+        f->fd = ::open(name, O_WRONLY | O_DIRECT | O_CLOEXEC);
+        if (f->fd < 0 || ::posix_memalign(&f->bounce, kAlign, kBounceBytes) != 0) {
+            f->bounce = nullptr;
+            stop_direct(f);
+        }
+    }
+    return &f->pub;
+}
+
+herr_t close_direct(H5FD_t* file) {
+    DirectFile* f = as_direct(file);
+    {
+        std::lock_guard<std::mutex> lock(open_files_mutex());
+        open_files().erase(sec2_descriptor(f->inner));
+    }
+    const herr_t rc = H5FDclose(f->inner);
+    if (f->fd >= 0) ::close(f->fd);
+    std::free(f->bounce);
+    delete f;
+    return rc;
+}
+
+// Writes [addr, addr + size) of `data` through the O_DIRECT descriptor; addr and size are
+// multiples of kAlign. Returns false with errno set where it failed; what was written before
+// the failure stays written.
+bool write_pages(DirectFile* f, const uint8_t* data, uint64_t addr, uint64_t size) {
+    while (size > 0) {
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(size, kBounceBytes));
+        std::memcpy(f->bounce, data, n);
+        size_t done = 0;
+        while (done < n) {
+            const ssize_t w = ::pwrite(f->fd, static_cast<uint8_t*>(f->bounce) + done, n - done,
+                                       static_cast<off_t>(addr + done));
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0 || (done + static_cast<size_t>(w)) % kAlign != 0) {
+                if (w > 0) errno = EINVAL;  // a short write off the alignment: rewrite through sec2
+                if (w == 0) errno = EIO;
+                return false;
+            }
+            done += static_cast<size_t>(w);
+        }
+        f->direct_end = std::max(f->direct_end, addr + n);
+        f->counts.direct += n;
+        data += n;
+        addr += n;
+        size -= n;
+    }
+    return true;
+}
+
+herr_t write_through_sec2(DirectFile* f, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size,
+                          const uint8_t* buf) {
+    if (size == 0) return 0;
+    if (type == H5FD_MEM_DRAW) f->counts.buffered += size;
+    return H5FDwrite(f->inner, type, dxpl, addr, size, buf);
+}
+
+herr_t write_direct(H5FD_t* file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size,
+                    const void* buffer) {
+    DirectFile* f = as_direct(file);
+    const auto* buf = static_cast<const uint8_t*>(buffer);
+    const uint64_t first = (addr + kAlign - 1) / kAlign * kAlign;  // the whole pages inside
+    const uint64_t last = (addr + size) / kAlign * kAlign;
+    if (f->fd < 0 || type != H5FD_MEM_DRAW || last < first + kDirectMin)
+        return write_through_sec2(f, type, dxpl, addr, size, buf);
+    // The head's and the tail's pages are written through the page cache; the kernel keeps
+    // them apart from the direct pages, which no cached page overlaps.
+    if (write_through_sec2(f, type, dxpl, addr, first - addr, buf) < 0) return -1;
+    if (!write_pages(f, buf + (first - addr), first, last - first)) {
+        if (errno != EINVAL) return -1;  // a full disk, an I/O error: HDF5 reports the write
+        stop_direct(f);                  // the file system refuses: sec2 from now on
+        if (write_through_sec2(f, type, dxpl, first, last - first, buf + (first - addr)) < 0)
+            return -1;
+    }
+    return write_through_sec2(f, type, dxpl, last, addr + size - last, buf + (last - addr));
+}
+
+herr_t read_direct(H5FD_t* file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size,
+                   void* buf) {
+    return H5FDread(as_direct(file)->inner, type, dxpl, addr, size, buf);
+}
+
+int cmp_direct(const H5FD_t* a, const H5FD_t* b) {
+    return H5FDcmp(as_direct(a)->inner, as_direct(b)->inner);
+}
+
+herr_t query_direct(const H5FD_t* file, unsigned long* flags) {
+    if (!file) {  // the driver's features before any file is open: sec2's
+        return H5FDdriver_query(H5FD_SEC2, flags);
+    }
+    return H5FDquery(as_direct(file)->inner, flags) < 0 ? -1 : 0;
+}
+
+haddr_t get_eoa_direct(const H5FD_t* file, H5FD_mem_t type) {
+    return H5FDget_eoa(as_direct(file)->inner, type);
+}
+
+herr_t set_eoa_direct(H5FD_t* file, H5FD_mem_t type, haddr_t addr) {
+    return H5FDset_eoa(as_direct(file)->inner, type, addr);
+}
+
+haddr_t get_eof_direct(const H5FD_t* file, H5FD_mem_t type) {
+    const DirectFile* f = as_direct(file);
+    const haddr_t eof = H5FDget_eof(f->inner, type);
+    return eof == HADDR_UNDEF ? eof : std::max<haddr_t>(eof, f->direct_end);
+}
+
+herr_t get_handle_direct(H5FD_t* file, hid_t fapl, void** handle) {
+    return H5FDget_vfd_handle(as_direct(file)->inner, fapl, handle);
+}
+
+herr_t flush_direct(H5FD_t* file, hid_t dxpl, hbool_t closing) {
+    return H5FDflush(as_direct(file)->inner, dxpl, closing);
+}
+
+herr_t truncate_direct(H5FD_t* file, hid_t dxpl, hbool_t closing) {
+    return H5FDtruncate(as_direct(file)->inner, dxpl, closing);
+}
+
+herr_t lock_direct(H5FD_t* file, hbool_t rw) {
+    return H5FDlock(as_direct(file)->inner, rw);
+}
+herr_t unlock_direct(H5FD_t* file) {
+    return H5FDunlock(as_direct(file)->inner);
+}
+
+H5FD_class_t direct_class() {
+    H5FD_class_t c{};
+    c.name = "grundy_direct";
+    c.maxaddr = (static_cast<haddr_t>(1) << (8 * sizeof(off_t) - 1)) - 1;  // sec2's
+    c.fc_degree = H5F_CLOSE_WEAK;
+    c.open = open_direct;
+    c.close = close_direct;
+    c.cmp = cmp_direct;
+    c.query = query_direct;
+    c.get_eoa = get_eoa_direct;
+    c.set_eoa = set_eoa_direct;
+    c.get_eof = get_eof_direct;
+    c.get_handle = get_handle_direct;
+    c.read = read_direct;
+    c.write = write_direct;
+    c.flush = flush_direct;
+    c.truncate = truncate_direct;
+    c.lock = lock_direct;
+    c.unlock = unlock_direct;
+    const H5FD_mem_t map[] = H5FD_FLMAP_DICHOTOMY;
+    std::copy(std::begin(map), std::end(map), c.fl_map);
+    return c;
+}
+
+// Registered on first use and again should the library have been closed and reopened (its
+// identifiers are then gone).
+hid_t direct_driver() {
+    static std::mutex m;
+    static const H5FD_class_t cls = direct_class();
+    static hid_t id = H5I_INVALID_HID;
+    std::lock_guard<std::mutex> lock(m);
+    if (id < 0 || H5Iis_valid(id) <= 0) id = H5FDregister(&cls);
+    return id;
+}
+
+}  // namespace
+
+H5Handle table_file_access(bool direct) {
+    H5Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    if (!fapl.valid()) return fapl;
+    const herr_t rc =
+        direct ? H5Pset_driver(fapl.get(), direct_driver(), nullptr) : H5Pset_fapl_sec2(fapl.get());
+    if (rc < 0) fapl.reset();
+    return fapl;
+}
+
+bool uses_direct_writes(hid_t file) {
+    H5Handle fapl(H5Fget_access_plist(file), H5Pclose);
+    return fapl.valid() && H5Pget_driver(fapl.get()) == direct_driver();
+}
+
+DirectWriteCounts direct_write_counts(hid_t file) {
+    void* handle = nullptr;
+    if (!uses_direct_writes(file) || H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 || !handle)
+        return {};
+    std::lock_guard<std::mutex> lock(open_files_mutex());
+    const auto it = open_files().find(*static_cast<int*>(handle));
+    return it == open_files().end() ? DirectWriteCounts{} : it->second->counts;
+}
+
+}  // namespace grundy::io
