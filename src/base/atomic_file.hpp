@@ -14,23 +14,42 @@ namespace grundy::base {
 // on the way) has its PATH.tmp removed and leaves PATH as it was. Errors throw grundy::Error
 // naming PATH, or "<what> PATH.tmp" where `what` is given ("checkpoint": whose messages name
 // the file being written).
+//
+// With `direct`, the bytes are gathered in an aligned buffer and written past the page cache
+// (O_DIRECT) a few MiB at a time, the last partial buffer through the cache: for files of
+// gigabytes written once and read back only by a later run (a strip's checkpoint), which would
+// otherwise be copied into as many gigabytes of cached pages, charged to a batch job's memory.
+// Where the file system refuses direct I/O, everything goes through the cache.
 class AtomicFile {
   public:
-    explicit AtomicFile(std::string path, std::string what = "");
+    explicit AtomicFile(std::string path, std::string what = "", bool direct = false);
     ~AtomicFile();
     AtomicFile(const AtomicFile&) = delete;
     AtomicFile& operator=(const AtomicFile&) = delete;
 
     void write(const void* data, size_t bytes);
     void write(std::string_view text) { write(text.data(), text.size()); }
+    // Writes what the direct writes still gather, so that PATH.tmp holds every byte; later
+    // writes go through the cache. commit() does it too.
+    void flush();
     void commit();
     const std::string& path() const { return path_; }
 
+    // Bytes written past the page cache so far (tests).
+    uint64_t direct_bytes() const { return direct_bytes_; }
+
   private:
     [[noreturn]] void fail(const std::string& verb, int err);
+    void put(const char* p, size_t bytes);  // at offset_, through fd_
+    void flush_staged();                    // the staging buffer's whole blocks, directly
     std::string path_, tmp_, what_;
     int fd_ = -1;
     bool committed_ = false;
+    uint64_t offset_ = 0;     // bytes of the file written so far
+    int direct_fd_ = -1;      // the same file opened O_DIRECT; -1: not (any more)
+    char* staged_ = nullptr;  // kStageBytes, aligned, gathering what direct_fd_ writes
+    size_t staged_bytes_ = 0;
+    uint64_t direct_bytes_ = 0;
 };
 
 // A text file written through a buffer into an AtomicFile: for files too large to build in

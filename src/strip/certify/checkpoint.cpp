@@ -233,11 +233,12 @@ void write_checkpoint(const std::string& path, const SearchState& p, uint64_t ro
     put64(header, rows);
     put64(header, body.size() + ring_bytes + tail_bytes);
 
-    base::AtomicFile out(path, "checkpoint");
+    base::AtomicFile out(path, "checkpoint", /*direct=*/true);
     out.write(header.data(), header.size());
     out.write(body.data(), body.size());
     for_each_ring_piece(p, [&](const char* data, uint64_t n) { out.write(data, n); });
     if (tail_bytes) out.write(tail, tail_bytes);
+    out.flush();
     if (before_commit) before_commit();
     out.commit();
 }
