@@ -1,45 +1,21 @@
 // AtomicFile (base/atomic_file.hpp): the bytes written, in pieces of every size, whether they
 // go through the page cache or past it; a file not committed leaves nothing behind.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include "base/atomic_file.hpp"
+#include "support/direct_io.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace grundy::base {
 namespace {
 
+using grundy::testing::direct_io_works;
+using grundy::testing::file_bytes;
 using grundy::testing::ScratchDir;
-
-std::string file_bytes(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// Whether the file system of `dir` takes an aligned direct write (tmpfs before Linux 6.6 does
-// not): then the file must have been written directly.
-bool direct_io_works(const ScratchDir& dir) {
-    const std::string probe = dir / "probe";
-    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_DIRECT | O_CLOEXEC, 0644);
-    if (fd < 0) return false;
-    void* page = nullptr;
-    bool ok = ::posix_memalign(&page, 4096, 4096) == 0;
-    if (ok) {
-        std::fill_n(static_cast<char*>(page), 4096, 'x');
-        ok = ::pwrite(fd, page, 4096, 0) == 4096;
-    }
-    std::free(page);
-    ::close(fd);
-    return ok;
-}
 
 // Pieces that start and end off every block boundary, one of exactly the staging size, one
 // that spans several, and a tail shorter than a block.

@@ -1,46 +1,22 @@
 // The direct-write file driver (io/direct_writes.hpp): the same file, byte for byte, as HDF5's
 // own sec2 driver writes, with the whole pages of large raw data writes going past the page
 // cache where the file system allows it; read back coherently in the same open file.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <hdf5.h>
-#include <unistd.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include "io/direct_writes.hpp"
+#include "support/direct_io.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace grundy::io {
 namespace {
 
+using grundy::testing::direct_io_works;
+using grundy::testing::file_bytes;
 using grundy::testing::ScratchDir;
-
-std::string file_bytes(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// Whether the file system of `dir` takes an aligned direct write (tmpfs before Linux 6.6 does
-// not): then the driver must have written directly.
-bool direct_io_works(const ScratchDir& dir) {
-    const std::string probe = dir / "probe";
-    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_DIRECT | O_CLOEXEC, 0644);
-    if (fd < 0) return false;
-    void* page = nullptr;
-    bool ok = ::posix_memalign(&page, 4096, 4096) == 0;
-    if (ok) {
-        std::fill_n(static_cast<char*>(page), 4096, 'x');
-        ok = ::pwrite(fd, page, 4096, 0) == 4096;
-    }
-    std::free(page);
-    ::close(fd);
-    return ok;
-}
 
 // Values that differ from byte to byte and from one dataset to the next.
 std::vector<uint8_t> pattern(size_t n, unsigned seed) {
