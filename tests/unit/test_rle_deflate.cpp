@@ -9,6 +9,7 @@
 #include <random>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "grundy/engine.hpp"
 #include "grundy/memory_table.hpp"
@@ -64,6 +65,49 @@ TEST(RleDeflate, RandomBytesOfEveryBlockBoundary) {
         std::vector<uint8_t> data(n);
         for (auto& b : data) b = static_cast<uint8_t>(rng());
         expect_round_trip(data, "random, " + std::to_string(n));
+    }
+}
+
+// The greedy parse, one byte at a time: a run of the byte before starts wherever that byte
+// comes three more times, and takes every repeat of it, up to 258.
+std::vector<uint16_t> slow_parse(const std::vector<uint8_t>& d, size_t start, size_t end) {
+    std::vector<uint16_t> tokens;
+    size_t i = start;
+    if (start == 0 && end > 0) tokens.push_back(d[i++]);
+    while (i < end) {
+        if (i + 2 < end && d[i - 1] == d[i] && d[i] == d[i + 1] && d[i] == d[i + 2]) {
+            size_t len = 0;
+            while (i + len < end && len < 258 && d[i + len] == d[i - 1]) ++len;
+            tokens.push_back(static_cast<uint16_t>(256 + len));
+            i += len;
+        } else {
+            tokens.push_back(d[i++]);
+        }
+    }
+    return tokens;
+}
+
+// Runs of 1 to 300 bytes at every offset from the 64-byte windows the encoder looks at, among
+// random bytes and among a few values (as in the high planes), from the start of the data and
+// from inside it, with ends at every distance from the last window.
+TEST(RleDeflate, ParseIsTheGreedyOne) {
+    std::mt19937 rng(11);
+    for (const int values : {256, 3}) {
+        for (int round = 0; round < 40; ++round) {
+            std::vector<uint8_t> d;
+            while (d.size() < 5000) {
+                if (rng() % 3 == 0)
+                    d.insert(d.end(), 1 + rng() % (rng() % 4 == 0 ? 300 : 12),
+                             static_cast<uint8_t>(rng() % values));
+                else
+                    d.push_back(static_cast<uint8_t>(rng() % values));
+            }
+            for (const size_t start : {size_t{0}, size_t{1 + rng() % 200}}) {
+                const size_t end = start + rng() % (d.size() - start);
+                ASSERT_EQ(rle_parse(d.data(), start, end), slow_parse(d, start, end))
+                    << values << " values, round " << round << ", [" << start << ", " << end << ")";
+            }
+        }
     }
 }
 
