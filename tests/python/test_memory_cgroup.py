@@ -4,6 +4,7 @@ OOM killer, and a small run inside the same limit passes. Needs root and a writa
 controller (cgroup v2 with memory delegated, or v1's memory hierarchy); elsewhere the tests skip
 and say why."""
 import contextlib
+import mmap
 import os
 import pathlib
 import shutil
@@ -76,7 +77,11 @@ def _cgroup(limit):
         pytest.skip(f"cannot create a memory cgroup at {folder}: {e}")
     try:
         procs = folder / "cgroup.procs"
-        yield lambda argv: ["sh", "-c", f'echo $$ > {procs} && exec "$@"', "sh", *argv]
+
+        def wrap(argv):
+            return ["sh", "-c", f'echo $$ > {procs} && exec "$@"', "sh", *argv]
+        wrap.folder = folder
+        yield wrap
     finally:
         try:
             folder.rmdir()
@@ -191,3 +196,50 @@ def test_mpi_ranks_too_big_for_the_cgroup_refuse_together(memory_cgroup):
     assert r.returncode == 2, (r.returncode, r.stderr)
     assert "grundy periods: error: rank 0: a strip of 1024 rows" in r.stderr, r.stderr
     assert "the cgroup's memory limit" in r.stderr, r.stderr
+
+
+def _page_cache_bytes(folder):
+    """The page cache charged to the cgroup: memory.stat's `file` (v2) or `cache` (v1)."""
+    for line in (folder / "memory.stat").read_text().splitlines():
+        key, value = line.split()
+        if key in ("file", "cache"):
+            return int(value)
+    raise AssertionError(f"no page cache figure in {folder / 'memory.stat'}")
+
+
+def _direct_io_works(folder):
+    probe = folder / "direct-io-probe"
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_DIRECT, 0o644)
+    except OSError:
+        return False
+    try:
+        page = mmap.mmap(-1, 4096)  # page-aligned, as direct I/O wants
+        page.write(b"x" * 4096)
+        return os.pwrite(fd, page, 0) == 4096
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+        probe.unlink()
+
+
+def test_a_written_table_is_not_charged_to_the_cgroup(grundy_exe, tmp_path):
+    """The table and its pyramid go past the page cache: a job's cgroup is not charged for the
+    file it wrote (the file system here takes direct writes), where --buffered-writes leaves
+    the file's pages charged to it, which shows that the measure sees them."""
+    charged = {}
+    for mode in ("direct", "buffered"):
+        out = tmp_path / f"{mode}.h5"
+        with _cgroup(LIMIT) as wrap:
+            argv = [grundy_exe, "compute", "--rows", "8192", "--cols", "8192", "-o", str(out),
+                    "-q"] + (["--buffered-writes"] if mode == "buffered" else [])
+            r = subprocess.run(wrap(argv), capture_output=True, text=True, timeout=120)
+            assert r.returncode == 0, (mode, r.returncode, r.stderr)
+            charged[mode] = _page_cache_bytes(wrap.folder)
+    size = (tmp_path / "buffered.h5").stat().st_size
+    assert size > 60 << 20
+    assert charged["buffered"] > size // 2, (charged, size)
+    if _direct_io_works(tmp_path):
+        # Left: each chunk's two partial pages, HDF5's metadata, the program's own pages.
+        assert charged["direct"] < size // 8, (charged, size)
