@@ -243,3 +243,21 @@ def test_a_written_table_is_not_charged_to_the_cgroup(grundy_exe, tmp_path):
     if _direct_io_works(tmp_path):
         # Left: each chunk's two partial pages, HDF5's metadata, the program's own pages.
         assert charged["direct"] < size // 8, (charged, size)
+
+
+def test_a_checkpoint_is_not_charged_to_the_cgroup(grundy_exe, tmp_path):
+    """A strip's checkpoint holds its whole ring (100 MB here, gigabytes for thousands of rows)
+    and goes past the page cache too: the cgroup is charged for its last partial block only."""
+    ck = tmp_path / "ck"
+    with _cgroup(LIMIT) as wrap:
+        r = subprocess.run(wrap([grundy_exe, "periods", "--rows", "256", "--max-cols", "70000",
+                                 "--checkpoint", str(ck), "-q"]),
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 3, (r.returncode, r.stderr)  # stopped at --max-cols, saved
+        charged = _page_cache_bytes(wrap.folder)
+    size = ck.stat().st_size
+    assert size > 60 << 20
+    if _direct_io_works(tmp_path):
+        assert charged < size // 8, (charged, size)
+    else:
+        assert charged > size // 2, (charged, size)  # then it is there, and measured
