@@ -87,6 +87,10 @@ class Hdf5Writer final : public TileSink {
     void begin(const TableShape& shape) override;
     void consume(const TileView& tile) override;
 
+    // Waits until every chunk handed over is written, or the writing has failed: then
+    // write_failure() says why, and the run must stop() instead of finish() (the disk may fill
+    // up after the engine's last tile, with chunks still queued).
+    void drain();
     // Waits for every chunk to be on disk, records the run (threads, tile, kernel and time of
     // the engine's figures), then marks the file complete.
     void finish(const EngineStats& run);

@@ -256,7 +256,11 @@ int run(const po::variables_map& v, const Context&) {
     view::PyramidSink pyramid_sink(table_sink);
     TileSink& sink = pyramid ? static_cast<TileSink&>(pyramid_sink) : table_sink;
     const EngineStats stats = compute(r, v, sink, writer && !r.resume);
-    if (stats.cancelled) return stopped(stats, writer.get(), r.output);
+    // A full disk may strike the last chunks after the last tile: the run then stops too, its
+    // file kept for --resume, never completed nor removed.
+    if (writer && !stats.cancelled) writer->drain();
+    if (stats.cancelled || (writer && writer->write_failure()))
+        return stopped(stats, writer.get(), r.output);
     // Before the table says it is complete, so that a complete table has its pyramid; a stale
     // one of an earlier file is replaced (or removed, when none is written).
     if (writer) {

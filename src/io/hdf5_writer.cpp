@@ -331,6 +331,10 @@ uint64_t Hdf5Writer::tiles_stored() const {
                   : impl_->chunks_written;
 }
 
+void Hdf5Writer::drain() {
+    impl_->stop_writer();  // it writes what is queued first; consume() comes no more
+}
+
 void Hdf5Writer::finish(const EngineStats& run) {
     Impl& m = *impl_;
     close_with_record(run, false);  // nothing left to resume

@@ -146,11 +146,17 @@ py::dict compute(py::handle path_object, py::handle rows, py::handle cols, py::h
     std::optional<py::error_already_set> interrupted;
     const EngineStats stats =
         file_call([&] { return run_engine(o, *writer, std::move(progress), interrupted); });
-    if (stats.cancelled) {
+    // A full disk may strike the last chunks after the last tile: the run stops then too.
+    if (!stats.cancelled) file_call([&] { writer->drain(); });
+    if (stats.cancelled || writer->write_failure()) {
         // The file keeps the finished tiles (complete = 0, resumable = 1): compute(...,
         // resume=True) continues it.
         file_call([&] { writer->stop(stats); });
         if (interrupted) throw std::move(*interrupted);
+        const std::optional<std::string> full = writer->write_failure();
+        if (!stats.cancelled && full)
+            throw Error(*full + "; the run stopped with " + std::to_string(writer->tiles_stored()) +
+                        " of " + std::to_string(stats.tiles) + " tiles written");
         throw Error("the run stopped after " + std::to_string(stats.tiles_done) + " of " +
                     std::to_string(stats.tiles) + " tiles");
     }

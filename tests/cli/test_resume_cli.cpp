@@ -392,6 +392,27 @@ TEST_F(CliResume, FullDiskKeepsTheTilesWrittenAndResumes) {
     }
 }
 
+// The disk fills up at the last chunk, written after the engine's last tile (the writer takes
+// the chunks in batches): the run stops as on a full disk mid-run, exit status 75 and the file
+// kept, where it used to fail with status 2 and remove a file that --resume could finish.
+TEST_F(CliResume, FullDiskAtTheLastChunkStopsTheRunToo) {
+    const RunSpec run{2048, 2048, 128, "--threads 2 --no-pyramid"};
+    const std::string ref = dir.file("ref.h5"), f = dir.file("full.h5");
+    ASSERT_EQ(run_grundy(command(run, ref) + " --force -q").status, 0);
+    // Room for all but the last chunk (about 20 KB) with the 1 MiB the writer keeps for closing.
+    const rlim_t limit = fs::file_size(ref) + (1 << 20) - 20000;
+    const int status = run_with_file_limit(command(run, f), limit, dir.file("log"));
+    const std::string log = slurp(dir.file("log"));
+    ASSERT_EQ(status, 75) << log;
+    EXPECT_NE(log.find("cannot write " + f + ": File too large; stopped after "), std::string::npos)
+        << log;
+    EXPECT_EQ(attribute(f, "complete"), 0);
+    EXPECT_EQ(attribute(f, "resumable"), 1);
+    const auto resumed = run_grundy(command(run, f) + " --resume");
+    ASSERT_EQ(resumed.status, 0) << resumed.output;
+    expect_same_table(f, ref, table_in_memory(run.rows, run.cols));
+}
+
 // No room even to start: one line, exit status 2, no file left behind.
 TEST_F(CliResume, FullDiskBeforeTheFirstTile) {
     const std::string f = dir.file("f.h5");
