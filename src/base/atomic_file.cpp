@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "base/direct_io.hpp"
 #include "grundy/error.hpp"
 
 namespace grundy::base {
@@ -58,22 +59,14 @@ void AtomicFile::put(const char* p, size_t bytes) {
 
 void AtomicFile::flush_staged() {
     size_t done = 0;
-    while (direct_fd_ >= 0 && done < staged_bytes_) {
-        const ssize_t k =
-            ::pwrite(direct_fd_, staged_ + done, staged_bytes_ - done, static_cast<off_t>(offset_));
-        if (k < 0 && errno == EINTR) continue;
-        if (k > 0 && static_cast<size_t>(k) % 4096 == 0) {
-            done += static_cast<size_t>(k);
-            offset_ += static_cast<uint64_t>(k);
-            direct_bytes_ += static_cast<uint64_t>(k);
-            continue;
-        }
-        if (k < 0 && errno != EINVAL) fail("write", errno);
-        ::close(direct_fd_);  // refused (EINVAL), or a short write off the alignment: the cache
-        direct_fd_ = -1;
-        if (k > 0) {
-            done += static_cast<size_t>(k);
-            offset_ += static_cast<uint64_t>(k);
+    if (direct_fd_ >= 0) {
+        done = write_direct(direct_fd_, staged_, staged_bytes_, offset_);
+        offset_ += done;
+        direct_bytes_ += done;
+        if (done < staged_bytes_) {
+            if (errno != EINVAL) fail("write", errno);
+            ::close(direct_fd_);  // refused, or a short write off the alignment: the cache
+            direct_fd_ = -1;
         }
     }
     put(staged_ + done, staged_bytes_ - done);

@@ -15,12 +15,12 @@
 #include <mutex>
 #include <new>
 
+#include "base/direct_io.hpp"
+
 namespace grundy::io {
 namespace {
 
-// Direct I/O wants the buffer, the file offset and the length aligned to the device's logical
-// block; a page is a multiple of it on every Linux file system that allows direct I/O.
-constexpr uint64_t kAlign = 4096;
+constexpr uint64_t kAlign = base::kDirectAlign;
 // Writes with fewer whole pages than this go through sec2 whole (metadata, small chunks).
 constexpr uint64_t kDirectMin = 4 * kAlign;
 // The aligned buffer a write is copied through, at most this many bytes at a time.
@@ -109,24 +109,13 @@ herr_t close_direct(H5FD_t* file) {
 }
 
 // Writes [addr, addr + size) of `data` through the O_DIRECT descriptor; addr and size are
-// multiples of kAlign. Returns false with errno set where it failed; what was written before
-// the failure stays written.
+// multiples of kAlign. Returns false with errno set where it failed (base::write_direct); what
+// was written before the failure stays written.
 bool write_pages(DirectFile* f, const uint8_t* data, uint64_t addr, uint64_t size) {
     while (size > 0) {
         const size_t n = static_cast<size_t>(std::min<uint64_t>(size, kBounceBytes));
         std::memcpy(f->bounce, data, n);
-        size_t done = 0;
-        while (done < n) {
-            const ssize_t w = ::pwrite(f->fd, static_cast<uint8_t*>(f->bounce) + done, n - done,
-                                       static_cast<off_t>(addr + done));
-            if (w < 0 && errno == EINTR) continue;
-            if (w <= 0 || (done + static_cast<size_t>(w)) % kAlign != 0) {
-                if (w > 0) errno = EINVAL;  // a short write off the alignment: rewrite through sec2
-                if (w == 0) errno = EIO;
-                return false;
-            }
-            done += static_cast<size_t>(w);
-        }
+        if (base::write_direct(f->fd, f->bounce, n, addr) != n) return false;
         f->direct_end = std::max(f->direct_end, addr + n);
         f->counts.direct += n;
         data += n;
