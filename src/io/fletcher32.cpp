@@ -13,16 +13,19 @@ constexpr uint64_t kMod = 65535;
 // lanes reduced modulo 65535 after every kRun blocks. From lanes below 65535, kRun blocks leave
 // a word sum below 65535 (kRun + 1) and a sum of sums below 65535 (1 + kRun (kRun + 1) / 2),
 // 2.16e9 for 256: 32-bit lanes do not overflow.
-constexpr unsigned kLanes = 16;
+constexpr unsigned kLanes = 8;
 constexpr size_t kRun = 256;
 
 // The lanes as vectors (GCC's and clang's vector extensions), not arrays: GCC 12 vectorises a
-// loop over arrays of lanes at -O2, but at -O3 unrolls it into scalar code 8 times slower.
+// loop over arrays of lanes at -O2, but at -O3 unrolls it into scalar code 8 times slower. Eight
+// lanes of 32 bits fill one AVX2 register; sixteen, which no register holds but AVX-512's, were
+// spilled to the stack every block (2.2 GB/s against 13 GB/s on one core of the machine of
+// docs/benchmarks.md).
 typedef uint32_t Lanes32 __attribute__((vector_size(4 * kLanes)));
 typedef uint16_t Lanes16 __attribute__((vector_size(2 * kLanes)));
 
 // Adds `blocks` blocks of kLanes big-endian words to the lanes: a[l] the words of lane l, b[l]
-// the value a[l] had before each block. 8 times the speed of the word-by-word loop.
+// the value a[l] had before each block.
 GRUNDY_SIMD_CLONES void sum_blocks(const uint8_t* p, size_t blocks, uint32_t* a, uint32_t* b) {
     Lanes32 sa, sb;
     std::memcpy(&sa, a, sizeof sa);
