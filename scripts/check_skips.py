@@ -45,7 +45,8 @@ def skips(junit):
         if skipped is None:
             continue
         if case.get("status") is not None:  # ctest: classname is the test's name
-            name = "ctest:" + case.get("name")
+            # A parameterised GoogleTest's name may carry "  # GetParam() = ..." after it.
+            name = "ctest:" + case.get("name").split("  # GetParam()")[0]
         elif case.get("classname"):
             name = f"pytest:{case.get('classname')}::{case.get('name')}"
         else:  # a whole module skipped while collecting it: its name alone
