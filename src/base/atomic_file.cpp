@@ -19,6 +19,9 @@ namespace {
 // Direct writes go in blocks of this many bytes (a multiple of every logical block size),
 // at offsets that are multiples of it.
 constexpr size_t kStageBytes = size_t{4} << 20;
+// A direct file is flushed on a thread of its own every this many bytes (BackgroundSync), so
+// that commit()'s fsync does not wait for gigabytes at once.
+constexpr uint64_t kSyncStep = uint64_t{256} << 20;
 }  // namespace
 
 AtomicFile::AtomicFile(std::string path, std::string what, bool direct)
@@ -30,6 +33,7 @@ AtomicFile::AtomicFile(std::string path, std::string what, bool direct)
     if (::posix_memalign(&stage, kStageBytes, kStageBytes) != 0) return;
     staged_ = static_cast<char*>(stage);
     direct_fd_ = ::open(tmp_.c_str(), O_WRONLY | O_DIRECT | O_CLOEXEC);
+    if (direct_fd_ >= 0) syncer_ = std::make_unique<BackgroundSync>(tmp_, kSyncStep);
 }
 
 AtomicFile::~AtomicFile() {
@@ -63,6 +67,7 @@ void AtomicFile::flush_staged() {
         done = write_direct(direct_fd_, staged_, staged_bytes_, offset_);
         offset_ += done;
         direct_bytes_ += done;
+        syncer_->wrote(done);
         if (done < staged_bytes_) {
             if (errno != EINVAL) fail("write", errno);
             ::close(direct_fd_);  // refused, or a short write off the alignment: the cache
@@ -97,6 +102,11 @@ void AtomicFile::commit() {
     flush();
     const int fd = fd_;
     fd_ = -1;
+    const int flush_error = syncer_ ? syncer_->finish() : 0;
+    if (flush_error != 0) {
+        ::close(fd);
+        fail("flush", flush_error);
+    }
     if (::fsync(fd) != 0) {
         const int err = errno;
         ::close(fd);

@@ -4,8 +4,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+
+#include "base/background_sync.hpp"
 
 namespace grundy::base {
 
@@ -19,7 +22,9 @@ namespace grundy::base {
 // (O_DIRECT) a few MiB at a time, the last partial buffer through the cache: for files of
 // gigabytes written once and read back only by a later run (a strip's checkpoint), which would
 // otherwise be copied into as many gigabytes of cached pages, charged to a batch job's memory.
-// Where the file system refuses direct I/O, everything goes through the cache.
+// Where the file system refuses direct I/O, everything goes through the cache. The file is
+// flushed on a thread of its own as it grows (BackgroundSync), and commit() waits only for the
+// rest.
 class AtomicFile {
   public:
     explicit AtomicFile(std::string path, std::string what = "", bool direct = false);
@@ -50,6 +55,7 @@ class AtomicFile {
     char* staged_ = nullptr;  // kStageBytes, aligned, gathering what direct_fd_ writes
     size_t staged_bytes_ = 0;
     uint64_t direct_bytes_ = 0;
+    std::unique_ptr<BackgroundSync> syncer_;  // with direct writes: flushes as they go
 };
 
 // A text file written through a buffer into an AtomicFile: for files too large to build in

@@ -26,6 +26,7 @@ namespace fs = std::filesystem;
 // allocated: the run stops and keeps its file for --resume. The room left over is given back
 // when the file is closed (release_room).
 void Hdf5Writer::Impl::setup_room() {
+    syncer = std::make_unique<base::BackgroundSync>(options.path, kSyncStep);
     H5Handle fapl(H5Fget_access_plist(file.get()), H5Pclose);
     void* handle = nullptr;
     if (!fapl.valid() ||
@@ -96,7 +97,7 @@ void Hdf5Writer::Impl::writer_loop() {
             if (room)
                 rc = H5Dwrite_chunk(dataset.get(), H5P_DEFAULT, p.chunk.filter_mask, p.offset,
                                     p.chunk.bytes.size(), p.chunk.bytes.data());
-            if (room && rc >= 0) start_writeback(p.chunk.bytes.size());
+            if (room && rc >= 0) syncer->wrote(p.chunk.bytes.size());
             // The chunks are on disk as soon as they are written, but the index that
             // finds them stays in HDF5's cache until a flush: flushing now and then is
             // what lets a hard kill leave a file that --resume can continue.

@@ -283,6 +283,7 @@ void write_record(hid_t f, const EngineStats& run, const StoppedRun* stopped,
 void Hdf5Writer::close_with_record(const EngineStats& run, bool resumable) {
     Impl& m = *impl_;
     m.stop_writer();
+    const int flush_error = m.syncer ? m.syncer->finish() : 0;
     // A stopped run keeps what was written before a failure; a finished one has lost tiles.
     if (!m.write_error.empty() && !resumable) throw Error(m.write_error);
     m.touched = true;
@@ -292,6 +293,8 @@ void Hdf5Writer::close_with_record(const EngineStats& run, bool resumable) {
     const bool closed = m.dataset.reset() && m.file.reset();
     if (!closed) throw Error("cannot finish writing " + m.options.path + " (disk full?)");
     release_room(m.options.path, m.allocated);
+    if (flush_error != 0)
+        throw Error("cannot flush " + m.options.path + " to disk: " + std::strerror(flush_error));
     fsync_path(m.options.path);
 }
 

@@ -11,11 +11,13 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "base/background_sync.hpp"
 #include "grundy/hdf5_writer.hpp"
 #include "io/chunk_codec.hpp"
 #include "io/h5_handle.hpp"
@@ -77,18 +79,12 @@ struct Hdf5Writer::Impl final : StoredTiles {
     bool ensure_room(uint64_t bytes);
 
     // The final fsync, before `complete` = 1, waited for the whole file's writeback after the
-    // last tile, a visible part of a whole run. Writeback is therefore started every
-    // kWritebackStep bytes as the chunks are written (sync_file_range, which does not wait),
-    // so that it overlaps the computation and the final fsync finds little left to do. The
-    // guarantee is the fsync's, as before.
-    static constexpr uint64_t kWritebackStep = 32 << 20;
-    uint64_t unsynced = 0;  // bytes written since writeback was last started (writer thread)
-    void start_writeback(uint64_t bytes) {
-        unsynced += bytes;
-        if (fd < 0 || unsynced < kWritebackStep) return;
-        unsynced = 0;
-        ::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);  // advice: errors change nothing
-    }
+    // last tile, a visible part of a whole run, and, for the direct writes too, for the disk's
+    // write cache. So the file is flushed on a thread of its own every kSyncStep bytes as the
+    // chunks are written: the flushes overlap the computation and the final fsync finds
+    // little left to do. The guarantee is the fsync's, as before, with any error a flush met.
+    static constexpr uint64_t kSyncStep = 32 << 20;
+    std::unique_ptr<base::BackgroundSync> syncer;  // made by setup_room
 
     bool has_tile(uint64_t x0, uint64_t y0) const override {
         const uint64_t t = stopped.shape.tile;

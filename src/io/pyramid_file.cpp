@@ -16,6 +16,7 @@
 #include <cstring>
 #include <vector>
 
+#include "base/background_sync.hpp"
 #include "grundy/error.hpp"
 #include "io/direct_writes.hpp"
 #include "io/h5_attributes.hpp"
@@ -41,7 +42,7 @@ uint32_t field_bits(const BlockStats& s, int field) {
 }
 
 void write_field(hid_t group, const char* name, int field, hid_t file_type, const PyramidLevel& l,
-                 const std::string& path) {
+                 const std::string& path, base::BackgroundSync& sync) {
     const hsize_t dims[2] = {l.height, l.width};
     H5Handle space(H5Screate_simple(2, dims, nullptr), H5Sclose);
     // The default layout, contiguous and unfiltered: io/pyramid_reader.cpp reads the blocks
@@ -64,6 +65,7 @@ void write_field(hid_t group, const char* name, int field, hid_t file_type, cons
         H5Handle mspace(H5Screate_simple(2, count, nullptr), H5Sclose);
         if (H5Dwrite(ds.get(), mem, mspace.get(), space.get(), H5P_DEFAULT, slab.data()) < 0)
             throw Error("cannot write " + path);
+        sync.wrote(rows * l.width * sizeof(uint32_t));
     }
 }
 
@@ -95,6 +97,8 @@ void save_pyramid(const Pyramid& p, const std::string& path) {
                                 access.valid() ? access.get() : H5P_DEFAULT),
                       H5Fclose);
         if (!file.valid()) throw Error("cannot create " + tmp);
+        // 1.3 GiB at 131072^2: flushed as it is written, not all by the fsync below.
+        base::BackgroundSync sync(tmp, uint64_t{32} << 20);
         write_attribute(file.get(), "format", std::string(kPyramidFormat));
         write_attribute(file.get(), "version", int32_t{1});
         write_attribute(file.get(), "rows", p.rows);
@@ -107,19 +111,23 @@ void save_pyramid(const Pyramid& p, const std::string& path) {
                     H5Gcreate2(file.get(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                     H5Gclose);
                 if (!g.valid()) throw Error("cannot write " + tmp);
-                write_field(g.get(), "sample", 0, H5T_STD_U32LE, l, tmp);
-                write_field(g.get(), "scaled", 1, H5T_IEEE_F32LE, l, tmp);
-                write_field(g.get(), "diff", 2, H5T_IEEE_F32LE, l, tmp);
-                write_field(g.get(), "p_share", 3, H5T_IEEE_F32LE, l, tmp);
+                write_field(g.get(), "sample", 0, H5T_STD_U32LE, l, tmp, sync);
+                write_field(g.get(), "scaled", 1, H5T_IEEE_F32LE, l, tmp, sync);
+                write_field(g.get(), "diff", 2, H5T_IEEE_F32LE, l, tmp, sync);
+                write_field(g.get(), "p_share", 3, H5T_IEEE_F32LE, l, tmp, sync);
             }
         } catch (...) {
             file.reset();
+            sync.finish();
             std::remove(tmp.c_str());
             throw;
         }
-        if (!file.reset()) {
+        const int flush_error = sync.finish();
+        if (!file.reset() || flush_error != 0) {
             std::remove(tmp.c_str());
-            throw Error("cannot write " + tmp + " (disk full?)");
+            throw Error(
+                "cannot write " + tmp +
+                (flush_error ? ": " + std::string(std::strerror(flush_error)) : " (disk full?)"));
         }
     }
     const int fd = ::open(tmp.c_str(), O_RDONLY);
