@@ -26,7 +26,6 @@ namespace fs = std::filesystem;
 // allocated: the run stops and keeps its file for --resume. The room left over is given back
 // when the file is closed (release_room).
 void Hdf5Writer::Impl::setup_room() {
-    syncer = std::make_unique<base::BackgroundSync>(options.path, kSyncStep);
     H5Handle fapl(H5Fget_access_plist(file.get()), H5Pclose);
     void* handle = nullptr;
     if (!fapl.valid() ||
@@ -126,6 +125,11 @@ void Hdf5Writer::Impl::writer_loop() {
         if (!write_error.empty()) failed.store(true);
         spare.push_back(std::move(p.chunk.bytes));
     }
+}
+
+void Hdf5Writer::Impl::start_writer() {
+    syncer = std::make_unique<base::BackgroundSync>(options.path, kSyncStep);
+    writer = std::thread([this] { writer_loop(); });
 }
 
 void Hdf5Writer::Impl::stop_writer() {

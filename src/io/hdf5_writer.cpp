@@ -166,7 +166,7 @@ void Hdf5Writer::begin(const TableShape& shape) {
         // A file stopped by a grundy without coordinates gets them now, as a new one has them.
         if (!io::has_coordinates(m.file.get()))
             io::attach_coordinates(m.file.get(), m.dataset.get(), shape.rows, shape.cols);
-        m.writer = std::thread([&m] { m.writer_loop(); });
+        m.start_writer();
         return;
     }
 
@@ -228,7 +228,7 @@ void Hdf5Writer::begin(const TableShape& shape) {
     // a file --resume takes (from the first tile) instead of one it must refuse.
     if (m.options.checkpoint_seconds > 0 && H5Fflush(f, H5F_SCOPE_LOCAL) < 0)
         throw Error("cannot write to " + m.options.path);
-    m.writer = std::thread([&m] { m.writer_loop(); });
+    m.start_writer();
 }
 
 void Hdf5Writer::consume(const TileView& tile) {

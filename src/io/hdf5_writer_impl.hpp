@@ -84,7 +84,7 @@ struct Hdf5Writer::Impl final : StoredTiles {
     // chunks are written: the flushes overlap the computation and the final fsync finds
     // little left to do. The guarantee is the fsync's, as before, with any error a flush met.
     static constexpr uint64_t kSyncStep = 32 << 20;
-    std::unique_ptr<base::BackgroundSync> syncer;  // made by setup_room
+    std::unique_ptr<base::BackgroundSync> syncer;  // made by start_writer
 
     bool has_tile(uint64_t x0, uint64_t y0) const override {
         const uint64_t t = stopped.shape.tile;
@@ -125,7 +125,9 @@ struct Hdf5Writer::Impl final : StoredTiles {
     // which a resume computes again.
     static constexpr size_t kWakeBatch = 8;
 
-    // The writer thread (chunk_writer.cpp): takes chunks off the queue and stores them.
+    // The writer thread (chunk_writer.cpp): takes chunks off the queue and stores them; started
+    // with the file's flusher once the file is ready for chunks.
+    void start_writer();
     void writer_loop();
     void stop_writer();
 };
