@@ -250,7 +250,7 @@ void Hdf5Writer::consume(const TileView& tile) {
     {
         std::unique_lock<std::mutex> lock(m.mutex);
         m.not_full.wait(lock, [&] {
-            return m.queued_bytes == 0 || m.queued_bytes + size <= Impl::kMaxQueuedBytes ||
+            return m.queued_bytes == 0 || m.queued_bytes + size <= m.queue_limit() ||
                    !m.write_error.empty();
         });
         // The run is stopping (stop_requested); --resume computes this tile again.
@@ -258,7 +258,7 @@ void Hdf5Writer::consume(const TileView& tile) {
         m.touched = true;
         m.queued_bytes += size;
         m.queue.push_back(std::move(p));
-        wake = m.queue.size() >= Impl::kWakeBatch || m.queued_bytes >= Impl::kMaxQueuedBytes / 2;
+        wake = m.queue.size() >= Impl::kWakeBatch || m.queued_bytes >= m.queue_limit() / 2;
     }
     if (wake) m.not_empty.notify_one();
 }

@@ -117,6 +117,11 @@ struct Hdf5Writer::Impl final : StoredTiles {
     // Enough to keep the writer busy, little enough not to hold the table: a slow disk makes
     // the workers wait here instead of filling memory.
     static constexpr uint64_t kMaxQueuedBytes = 256ull << 20;
+    // A run paused for a test (--test-pause-after-chunks) queues one chunk at a time, so that
+    // its workers cannot finish the whole table while the writer lags behind the pause: the
+    // test's signal then always finds tiles left to stop (on a loaded machine they had all been
+    // computed by then, and the run ended complete).
+    uint64_t queue_limit() const { return options.pause_after_chunks > 0 ? 0 : kMaxQueuedBytes; }
     // The writer is woken once this many chunks (or half the queue's bytes) wait, or at the
     // end, not for every chunk, and then writes all there are. Waking a sleeping thread is a
     // system call and, on a virtual machine, an interrupt sent to the other CPU, which then
