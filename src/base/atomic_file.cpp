@@ -8,9 +8,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 
 #include "base/direct_io.hpp"
+#include "base/file_sync.hpp"
 #include "grundy/error.hpp"
 
 namespace grundy::base {
@@ -116,15 +116,7 @@ void AtomicFile::commit() {
     if (std::rename(tmp_.c_str(), path_.c_str()) != 0)
         throw Error("cannot rename " + tmp_ + " to " + path_ + ": " + std::strerror(errno));
     committed_ = true;
-    // The rename itself must reach the disk too.
-    namespace fs = std::filesystem;
-    const fs::path parent = fs::path(path_).parent_path();
-    const std::string dir = parent.empty() ? std::string(".") : parent.string();
-    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        ::fsync(dfd);
-        ::close(dfd);
-    }
+    sync_folder_of(path_);  // the rename itself must reach the disk too
 }
 
 }  // namespace grundy::base

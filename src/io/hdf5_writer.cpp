@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "base/file_sync.hpp"
 #include "grundy/error.hpp"
 #include "grundy/version.hpp"
 #include "io/direct_writes.hpp"
@@ -30,16 +31,6 @@ namespace {
 // (HDF5 1.10); the writer reports the failure and removes such a file itself. This must run
 // before HDF5 initialises itself, hence a static initialiser.
 [[maybe_unused]] const herr_t kNoHdf5AtExit = H5dont_atexit();
-
-// Makes sure what was written reaches the disk before the file is marked complete.
-void fsync_path(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY);
-    if (fd < 0) throw Error("cannot reopen " + path + ": " + std::strerror(errno));
-    const int rc = ::fsync(fd);
-    const int err = errno;
-    ::close(fd);
-    if (rc != 0) throw Error("cannot flush " + path + " to disk: " + std::strerror(err));
-}
 
 // Gives back the room allocated beyond the end of a closed file (Impl::ensure_room).
 void release_room(const std::string& path, uint64_t allocated) {
@@ -295,7 +286,7 @@ void Hdf5Writer::close_with_record(const EngineStats& run, bool resumable) {
     release_room(m.options.path, m.allocated);
     if (flush_error != 0)
         throw Error("cannot flush " + m.options.path + " to disk: " + std::strerror(flush_error));
-    fsync_path(m.options.path);
+    base::sync_path(m.options.path);  // before the file is marked complete
 }
 
 void Hdf5Writer::stop(const EngineStats& run) {
@@ -346,7 +337,7 @@ void Hdf5Writer::finish(const EngineStats& run) {
     if (!file.valid()) throw Error("cannot reopen " + m.options.path);
     io::write_attribute(file.get(), "complete", int32_t{1});
     if (!file.reset()) throw Error("cannot finish writing " + m.options.path + " (disk full?)");
-    fsync_path(m.options.path);
+    base::sync_path(m.options.path);  // before the file is marked complete
     m.finished = true;
 }
 

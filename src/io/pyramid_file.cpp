@@ -7,9 +7,7 @@
 // the share of the block's cells that are P-positions).
 #include "io/pyramid_file.hpp"
 
-#include <fcntl.h>
 #include <hdf5.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -17,6 +15,7 @@
 #include <vector>
 
 #include "base/background_sync.hpp"
+#include "base/file_sync.hpp"
 #include "grundy/error.hpp"
 #include "io/direct_writes.hpp"
 #include "io/h5_attributes.hpp"
@@ -130,15 +129,17 @@ void save_pyramid(const Pyramid& p, const std::string& path) {
                 (flush_error ? ": " + std::string(std::strerror(flush_error)) : " (disk full?)"));
         }
     }
-    const int fd = ::open(tmp.c_str(), O_RDONLY);
-    if (fd >= 0) {
-        ::fsync(fd);
-        ::close(fd);
+    try {
+        base::sync_path(tmp);  // durable before its name says it is complete
+    } catch (...) {
+        std::remove(tmp.c_str());
+        throw;
     }
     if (std::rename(tmp.c_str(), path.c_str()) != 0) {
         std::remove(tmp.c_str());
         throw Error("cannot rename " + tmp + " to " + path);
     }
+    base::sync_folder_of(path);
 }
 
 }  // namespace grundy::io
