@@ -36,6 +36,10 @@ class TileSink {
     // after the tiles in flight, as when EngineOptions::cancel is set (EngineStats::cancelled),
     // and the sink says why. Polled before every tile, from any thread.
     virtual bool stop_requested() const { return false; }
+    // False when consume never reads a tile's values (it only counts tiles, or discards them):
+    // the engine then skips work done only for the sink, the transpose that makes the mirror
+    // of a tile of a square table. Asked from worker threads; the answer must not change.
+    virtual bool wants_values() const { return true; }
 };
 
 // Tiles an earlier, stopped run already stored (grundy compute --resume). compute_table takes
@@ -59,6 +63,7 @@ class StoredTiles {
 class NullSink final : public TileSink {
   public:
     void consume(const TileView&) override {}
+    bool wants_values() const override { return false; }
 };
 
 }  // namespace grundy

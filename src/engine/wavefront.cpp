@@ -131,8 +131,10 @@ class TileWork {
         finish(r, buffer, replay);
         if (!grid_.mirrored(j, i)) return;
         const TileRegion m = grid_.region(j, i);
-        // In symmetric mode a replayed mirror needs no values: it touches no set.
-        if (!replay || !symmetric) engine::transpose_tile(buffer, width(r), height(r), mirror);
+        // In symmetric mode the mirror's values are only the sink's: a replayed mirror touches
+        // no set and is not stored again, and a sink that reads no values needs none.
+        if (!symmetric || (!replay && sink_.wants_values()))
+            engine::transpose_tile(buffer, width(r), height(r), mirror);
         // fill_tile's inserts, checked: the mirror of a stored tile is as suspect.
         if (!symmetric)
             counters.note_bytes(

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -366,6 +367,40 @@ TEST(Engine, CancelStopsEarly) {
     const EngineStats stats = compute_table(o, sink);
     EXPECT_TRUE(stats.cancelled);
     EXPECT_LT(stats.cells, 512u * 512u);
+}
+
+// A sink that reads no values (the engine then makes no mirrors for it) still gets every tile
+// of a square table once, mirrors included, from several threads; a sink that reads them gets
+// the direct mex's values in the same run's shape.
+class CountingSink final : public TileSink {
+  public:
+    explicit CountingSink(uint64_t n) : n_(n), seen_(n * n, 0) {}
+    void consume(const TileView& t) override {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (uint64_t y = t.y0; y < t.y0 + t.height; ++y)
+            for (uint64_t x = t.x0; x < t.x0 + t.width; ++x) ++seen_[y * n_ + x];
+    }
+    bool wants_values() const override { return false; }
+    const std::vector<int>& seen() const { return seen_; }
+
+  private:
+    uint64_t n_;
+    std::vector<int> seen_;
+    std::mutex mutex_;
+};
+
+TEST(Engine, SinkWithoutValuesGetsEveryTileOnce) {
+    const uint64_t n = 300;
+    CountingSink sink(n);
+    EngineOptions o;
+    o.rows = o.cols = n;
+    o.tile = 64;
+    o.threads = 2;
+    const EngineStats stats = compute_table(o, sink);
+    EXPECT_EQ(stats.cells, n * n);
+    EXPECT_FALSE(stats.cancelled);
+    EXPECT_EQ(std::count(sink.seen().begin(), sink.seen().end(), 1), static_cast<long>(n * n));
+    expect_equal_to_direct_mex(compute(n, n, 2, 64));
 }
 
 }  // namespace
