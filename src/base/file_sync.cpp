@@ -11,6 +11,11 @@
 
 namespace grundy::base {
 
+std::filesystem::path folder_of(const std::string& path) {
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    return parent.empty() ? std::filesystem::path(".") : parent;
+}
+
 void sync_path(const std::string& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw Error("cannot reopen " + path + ": " + std::strerror(errno));
@@ -21,8 +26,7 @@ void sync_path(const std::string& path) {
 }
 
 void sync_folder_of(const std::string& path) {
-    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-    const std::string folder = parent.empty() ? std::string(".") : parent.string();
+    const std::string folder = folder_of(path).string();
     const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return;
     ::fsync(fd);

@@ -1,9 +1,15 @@
-// Making a file durable before it is declared complete or renamed into place.
+// A file's folder, and making a file durable before it is declared complete or renamed into
+// place.
 #pragma once
 
+#include <filesystem>
 #include <string>
 
 namespace grundy::base {
+
+// The folder that holds PATH: its parent, or "." for a bare file name (whose parent is empty,
+// which no system call takes for the current folder).
+std::filesystem::path folder_of(const std::string& path);
 
 // Reopens PATH and fsyncs it: what was written through any descriptor, by this process or a
 // library (HDF5), reaches the disk. Throws grundy::Error naming PATH when it cannot.

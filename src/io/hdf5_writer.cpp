@@ -57,7 +57,7 @@ Hdf5Writer::Hdf5Writer(Hdf5WriterOptions options) : impl_(std::make_unique<Impl>
         return;
     }
     const fs::path p(path);
-    const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+    const fs::path dir = base::folder_of(path);
     std::error_code ec;
     if (!fs::is_directory(dir, ec))
         throw Error("output directory " + dir.string() + " does not exist");

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "base/file_sync.hpp"
 #include "grundy/error.hpp"
 #include "grundy/memory.hpp"
 #include "io/periods_h5.hpp"
@@ -69,8 +70,7 @@ namespace {
 // A file's folder must exist: a problem of the file rather than an option out of range (the
 // module raises OSError for it), found now rather than after hours of sweeping.
 void check_folder(const std::string& path, const char* option) {
-    const fs::path p(path);
-    const auto dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+    const fs::path dir = base::folder_of(path);
     std::error_code ec;
     if (!fs::is_directory(dir, ec))
         throw ArgumentError(std::string("{") + option + "} " + ArgumentError::literal(path) +

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "base/atomic_file.hpp"
+#include "base/file_sync.hpp"
 #include "grundy/error.hpp"
 
 namespace grundy::strip {
@@ -360,7 +361,7 @@ bool is_manifest(const std::string& path) {
 
 uint64_t remove_stray_parts(const std::string& manifest, uint64_t column) {
     const fs::path path(manifest);
-    const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+    const fs::path folder = base::folder_of(manifest);
     const std::string name = path.filename().string();
     std::vector<fs::path> strays;
     std::error_code ec;
