@@ -22,6 +22,7 @@
 #include "engine/table_state.hpp"
 #include "engine/tile_fill.hpp"
 #include "engine/tile_grid.hpp"
+#include "engine/window_memory.hpp"
 #include "grundy/engine.hpp"
 #include "grundy/error.hpp"
 
@@ -195,6 +196,8 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
     stats.tile =
         options.tile ? options.tile : default_tile(options.rows, options.cols, stats.threads);
     TileGrid grid(options.rows, options.cols, stats.tile);
+    engine::expect_window_bytes(
+        estimate_state_bytes(options.rows, options.cols, stats.tile, stats.threads));
     engine::TableState state(options.rows, options.cols);
     sink.begin(TableShape{options.rows, options.cols, stats.tile});
     TileWork work(options, sweep, sink, grid, state);

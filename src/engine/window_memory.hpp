@@ -5,9 +5,9 @@
 // one worker are not reused by the other; glibc's tunables that cure this (one arena, huge
 // pages) are read only when a program starts, so a host program (Python, a user's C++) would
 // have to be started again with them. Instead the engine takes its blocks from here: size
-// classes cut from slabs in large mappings, freed blocks reused by any thread, slabs whose
-// blocks are all free reused by any class, and everything given back to the system when the
-// last block is freed (the end of a run).
+// classes cut from slabs in large mappings (in huge pages where the system gives them), freed
+// blocks reused by any thread, slabs whose blocks are all free reused by any class, and
+// everything given back to the system when the last block is freed (the end of a run).
 #pragma once
 
 #include <cstdint>
@@ -26,6 +26,11 @@ void* allocate_window_block(uint64_t bytes);
 // Gives back a block of allocate_window_block(bytes) (the same `bytes`, or its block size).
 // Null is ignored. Thread-safe: any thread may free any thread's blocks.
 void free_window_block(void* block, uint64_t bytes);
+
+// What a run about to start expects its windows to take at their peak (estimate_state_bytes):
+// from 192 MiB on, the mappings made from now on are in huge pages where the system gives
+// them (window_memory.cpp says why). Advice only: any run gets correct blocks either way.
+void expect_window_bytes(uint64_t bytes);
 
 // What the allocator holds now, for tests and diagnostics.
 struct WindowMemoryStats {

@@ -123,7 +123,7 @@ TEST(WindowMemory, EmptiedSlabsServeOtherClasses) {
 // Every byte of every block is the block's own: blocks of many sizes, alive together, each
 // filled with its own pattern, none overwritten by another; large ones (above the largest
 // class) mapped on their own.
-TEST(WindowMemory, BlocksDoNotOverlap) {
+void expect_blocks_not_to_overlap() {
     std::mt19937_64 rng(7);
     struct Block {
         unsigned char* p;
@@ -152,6 +152,18 @@ TEST(WindowMemory, BlocksDoNotOverlap) {
     for (const Block& b : blocks) free_window_block(b.p, b.bytes);
     EXPECT_EQ(window_memory_stats().live_blocks, 0u);
     EXPECT_EQ(window_memory_stats().mapped_bytes, 0u);
+}
+
+TEST(WindowMemory, BlocksDoNotOverlap) {
+    expect_blocks_not_to_overlap();
+}
+
+// A run that expects large windows gets its mappings aligned for huge pages and advised for
+// them: the same blocks, as usable, and all given back.
+TEST(WindowMemory, BlocksInHugePagesDoNotOverlap) {
+    expect_window_bytes(uint64_t{1} << 30);
+    expect_blocks_not_to_overlap();
+    expect_window_bytes(0);
 }
 
 // Blocks taken by one thread and freed by another, by several threads at once: nothing lost,
