@@ -41,8 +41,8 @@ static_assert(kWindowBlockLargest == (uint64_t{1} << kLog2Largest) - kLine);
 // Mappings are large, so that a run needs few of them. For a run whose windows will be large
 // they are aligned to the huge page size and advised for transparent huge pages: a tile's
 // windows are a thousand blocks, each read near the values of its cells, and in a large table
-// they span more 4 KiB pages than the TLB holds. In 2 MiB pages 65536^2 took 0.91 times the
-// time (2 threads) with half the system time, 32768^2 0.87-0.91, while 16384^2 (82 MiB of
+// they span more 4 KiB pages than the TLB holds. In 2 MiB pages 65536^2 took 0.91-0.95 times
+// the time (2 threads) with half the system time, 32768^2 0.87-0.95, while 16384^2 (82 MiB of
 // windows) gained nothing and may lose a little to the larger faults. The first mappings are
 // the ones every later tile reuses, so advising only those beyond the first 128 MiB gained
 // nothing: the run says up front what it expects (expect_window_bytes). The module loses
