@@ -33,6 +33,7 @@ struct PeriodsProgress {
     // the settled sub-strips seen so far and extrapolated to all rows (0: too few to fit)
     std::atomic<uint64_t> settled_rows{0};
     std::atomic<uint64_t> expected_x0{0};
+    std::atomic<double> settle_exponent{0};  // b of that fit
 };
 
 struct PeriodsOptions {

@@ -54,7 +54,6 @@ void describe(po::options_description& o, std::vector<std::string>&) {
         ("checkpoint-every", po::value<std::string>()->default_value("300"),
          "seconds between flushes of the file's chunk index, so that a killed run more often "
          "leaves a file --resume can continue (0: never)")
-        ("progress", po::bool_switch(), "show progress on stderr even when it is not a terminal")
         ("quiet,q", po::bool_switch(), "no progress and no summary")
         ("estimate", po::bool_switch(),
          "print the memory the run would take (as checked before it starts) against the budget, "
@@ -63,6 +62,7 @@ void describe(po::options_description& o, std::vector<std::string>&) {
          "testing aid: once this many chunks are written (and the file flushed), the process "
          "stops itself (SIGSTOP) until it is continued or signalled");
     // clang-format on
+    add_progress_options(o);
     add_max_memory_option(o);
 }
 
@@ -102,6 +102,7 @@ struct Request {
     std::string output;  // empty: --no-output
     bool resume = false, force = false, quiet = false, no_pyramid = false;
     double checkpoint = 0;
+    ProgressStyle progress;
     bool allocate_ahead = true;
     bool direct_writes = true;
     uint64_t pause_after_chunks = 0;
@@ -128,6 +129,7 @@ Request parse(const po::variables_map& v) {
     r.resume = v["resume"].as<bool>();
     if (r.resume && !has_output) throw Error("--resume needs --output F.h5, the file to continue");
     r.checkpoint = seconds_option(v, "checkpoint-every");
+    r.progress = progress_style(seconds_option(v, "progress-every"));
     // GRUNDY_PREALLOCATE=0: no room allocated ahead of the chunks, for file systems whose
     // fallocate is emulated by writing (docs/cli.md, "Stopping and resuming"); the tests use it to
     // make a full disk strike inside HDF5.
@@ -167,7 +169,7 @@ EngineStats compute(const Request& r, const po::variables_map& v, TileSink& sink
     // Not a resumed file: it holds the earlier runs' work, which a second signal must not
     // throw away; it is only left as it is.
     abort_on_second_signal(new_file ? r.output : std::string());
-    ProgressReporter progress(progress_wanted(v["progress"].as<bool>(), r.quiet),
+    ProgressReporter progress(progress_wanted(v["progress"].as<bool>(), r.quiet), r.progress,
                               r.engine.rows * r.engine.cols);
     EngineOptions engine = r.engine;
     engine.cells_done = &progress.counter();

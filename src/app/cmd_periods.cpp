@@ -61,7 +61,6 @@ void describe(po::options_description& o, std::vector<std::string>&) {
          "from column 0 and every row swept to the end; 0: no ring")
         ("kernel", po::value<std::string>()->default_value("auto"),
          "mex kernel: auto | summary | avx512 | avx2 | portable")
-        ("progress", po::bool_switch(), "show progress on stderr even when it is not a terminal")
         ("quiet,q", po::bool_switch(), "no progress and no summary")
         ("test-delay-us", po::value<std::string>(),
          "testing aid: sleep this many microseconds after every block of columns")
@@ -69,6 +68,7 @@ void describe(po::options_description& o, std::vector<std::string>&) {
          "testing aid: sleep this many microseconds in every checkpoint save, its bytes "
          "written but not yet in place");
     // clang-format on
+    add_progress_options(o);
     add_max_memory_option(o);
 }
 
@@ -242,6 +242,7 @@ int report(const strip::RunResult& run, const PeriodsOptions& o, bool quiet, boo
 int run(const po::variables_map& v, const Context& context) {
     PeriodsOptions o = parse(v);
     const bool quiet = v["quiet"].as<bool>();
+    const ProgressStyle style = progress_style(seconds_option(v, "progress-every"));
     check_periods_options(o);
     o.cancel = &install_stop_handlers();
     const strip::RunHooks hooks = hooks_of(v, context, *o.cancel);
@@ -249,8 +250,8 @@ int run(const po::variables_map& v, const Context& context) {
     const bool writer = !hooks.link || hooks.link->rank() == 0;
     PeriodsProgress progress;
     if (writer) o.progress = &progress;
-    ProgressReporter line(writer && progress_wanted(v["progress"].as<bool>(), quiet),
-                          periods_line(progress));
+    ProgressReporter line(writer && progress_wanted(v["progress"].as<bool>(), quiet), style,
+                          periods_line(progress, o.rows));
     const strip::RunResult result = strip::certify_row_periods(o, hooks);
     line.stop();
     if (!writer) return exit_status(result.periods);  // rank 0 says why

@@ -63,6 +63,15 @@ void add_max_memory_option(po::options_description& o) {
             .c_str());
 }
 
+void add_progress_options(po::options_description& o) {
+    o.add_options()("progress", po::bool_switch(),
+                    "show progress on stderr even when it is not a terminal")(
+        "progress-every", po::value<std::string>()->default_value("60"),
+        "seconds between progress lines where stderr is not a terminal (a batch job's log): "
+        "each a line of its own, beginning with the time (UTC), and a last one at the end; at a "
+        "terminal the line is redrawn in place");
+}
+
 MemoryBudget budget_option(const po::variables_map& values) {
     if (!values.count("max-memory")) return memory_budget();
     return memory_budget(size_option(values, "max-memory", 1));

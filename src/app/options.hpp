@@ -36,12 +36,17 @@ inline constexpr const char* kSizeHelp =
     "(bytes: 8000000000, 8e9, 8G or 8GB = 10^9, 8GiB = 2^30, 2^33)";
 void add_max_memory_option(po::options_description& o);
 
+// --progress and --progress-every (compute and periods): whether and how the progress is shown
+// (progress_wanted, progress_style in progress.hpp).
+void add_progress_options(po::options_description& o);
+
 // The memory budget (grundy::memory_budget): --max-memory if given, else the least of physical
 // memory, the cgroup limit and RLIMIT_AS.
 MemoryBudget budget_option(const po::variables_map& values);
 
 // A number of seconds >= 0 (a decimal number, at most 1e9), stored as a string: the one parser
-// of --checkpoint-every (compute and periods). Throws grundy::Error naming the option.
+// of --checkpoint-every and --progress-every (compute and periods). Throws grundy::Error naming the
+// option.
 double seconds_option(const po::variables_map& values, const char* name);
 
 // --threads: a count from 1 up, or absent for the OpenMP default (OMP_NUM_THREADS, else all

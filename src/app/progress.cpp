@@ -2,12 +2,23 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <ctime>
+
+#include "strip/certify/search_progress.hpp"
 
 namespace grundy::app {
 
-ProgressReporter::ProgressReporter(bool enabled, uint64_t total, std::string unit)
+ProgressStyle progress_style(double log_every) {
+    if (::isatty(STDERR_FILENO)) return {};
+    return {false, log_every};
+}
+
+ProgressReporter::ProgressReporter(bool enabled, ProgressStyle style, uint64_t total,
+                                   std::string unit)
     : enabled_(enabled),
+      style_(style),
       total_(total),
       unit_(std::move(unit)),
       start_(std::chrono::steady_clock::now()) {
@@ -15,8 +26,11 @@ ProgressReporter::ProgressReporter(bool enabled, uint64_t total, std::string uni
     if (enabled_) thread_ = std::thread([this] { loop(); });
 }
 
-ProgressReporter::ProgressReporter(bool enabled, LineFn line)
-    : enabled_(enabled), line_(std::move(line)), start_(std::chrono::steady_clock::now()) {
+ProgressReporter::ProgressReporter(bool enabled, ProgressStyle style, LineFn line)
+    : enabled_(enabled),
+      style_(style),
+      line_(std::move(line)),
+      start_(std::chrono::steady_clock::now()) {
     if (enabled_) thread_ = std::thread([this] { loop(); });
 }
 
@@ -32,20 +46,38 @@ void ProgressReporter::stop() {
     }
     wake_.notify_all();
     if (thread_.joinable()) thread_.join();
-    if (enabled_ && last_width_) std::fprintf(stderr, "\r%*s\r", static_cast<int>(last_width_), "");
+    if (!enabled_) return;
+    if (style_.redraw && last_width_)
+        std::fprintf(stderr, "\r%*s\r", static_cast<int>(last_width_), "");
+    else if (!style_.redraw)
+        print(true);
 }
 
+// The line is built at every tick in both styles: a line function may keep state between calls
+// (periods_line measures its speed from the first line it builds).
 void ProgressReporter::loop() {
     std::unique_lock<std::mutex> lock(mutex_);
     while (!wake_.wait_for(lock, std::chrono::milliseconds(250), [this] { return stopping_; }))
-        print();
+        print(false);
 }
 
-// Redraws the line, blanking what is left of a longer one before it.
-void ProgressReporter::print() {
+// Redraws the line, blanking what is left of a longer one before it; or, in a log, writes it
+// with the time when one is due (`last`: the run's end, always).
+void ProgressReporter::print(bool last) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     const std::string line = line_(seconds);
+    if (!style_.redraw) {
+        if (!last && seconds < next_log_) return;
+        next_log_ = seconds + std::max(style_.every, 0.25);
+        const std::time_t now = std::time(nullptr);
+        std::tm utc{};
+        char stamp[32] = "";
+        if (::gmtime_r(&now, &utc)) std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
+        std::fprintf(stderr, "%s %s\n", stamp, line.c_str());
+        std::fflush(stderr);
+        return;
+    }
     const int pad = static_cast<int>(last_width_ > line.size() ? last_width_ - line.size() : 0);
     std::fprintf(stderr, "\r%s%*s", line.c_str(), pad, "");
     std::fflush(stderr);
@@ -71,13 +103,16 @@ std::string ProgressReporter::counter_line(double seconds) const {
     return line;
 }
 
-ProgressReporter::LineFn periods_line(const PeriodsProgress& p) {
-    // The speed is measured from the first line (a resumed run starts at its checkpoint's column).
-    struct Start {
-        double time = -1;
-        uint64_t column = 0;
+ProgressReporter::LineFn periods_line(const PeriodsProgress& p, uint64_t rows) {
+    // Speeds are measured from the first line (a resumed run starts at its checkpoint's column):
+    // columns per second for the line, and for the ETA the strip's cost units per second, each
+    // column counted at what it cost when it was swept (strip::work_left says why).
+    struct Sweep {
+        double start = -1;
+        uint64_t first = 0, last = 0;  // the column at the first line, at the last
+        double units = 0;              // swept since the first line
     };
-    return [&p, start = Start{}](double t) mutable {
+    return [&p, rows, s = Sweep{}](double t) mutable {
         const uint64_t col = p.column.load(), target = p.target.load();
         char line[200];
         if (p.phase.load() == 0)
@@ -89,13 +124,16 @@ ProgressReporter::LineFn periods_line(const PeriodsProgress& p) {
                 target ? 100.0 * static_cast<double>(col) / target : 0.0, t);
             return std::string(line);
         }
-        if (start.time < 0) start = {t, col};
-        const double rate =
-            t > start.time ? static_cast<double>(col - start.column) / (t - start.time) : 0.0;
+        if (s.start < 0 || col < s.last) s = {t, col, col, 0.0};
         const uint64_t expected = p.expected_x0.load(), settled = p.settled_rows.load();
+        const strip::WorkLeft work =
+            strip::work_left(rows, settled, col, expected, p.settle_exponent.load());
+        s.units += static_cast<double>(col - s.last) * work.per_column;
+        s.last = col;
+        const double elapsed = t - s.start;
+        const double rate = elapsed > 0 ? static_cast<double>(col - s.first) / elapsed : 0.0;
         std::string eta = "unknown";
-        if (expected > col && rate > 0)
-            eta = human_seconds(static_cast<double>(expected - col) / rate);
+        if (expected > col && s.units > 0) eta = human_seconds(work.units / (s.units / elapsed));
         std::snprintf(line, sizeof line,
                       "phase 1/2: column %s (%s col/s), rows 0..%llu settled, certificate "
                       "expected near column %s, ETA %s",

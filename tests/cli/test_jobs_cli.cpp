@@ -1,11 +1,9 @@
 // Job files (grundy run): the committed jobs/*.ini parsed and dry-run, several sections run in
-// order with overrides reaching each, a failing section ending the job; and the progress line of
-// compute and periods as a user at a terminal (or with --progress) sees it.
+// order with overrides reaching each, a failing section ending the job.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
-#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -116,36 +114,6 @@ TEST(CliJobs, SectionsRunInOrderUntilOneFails) {
     EXPECT_EQ(refused.status, 2) << refused.output;
     EXPECT_NE(refused.output.find("exists"), std::string::npos) << refused.output;
     EXPECT_FALSE(fs::exists(dir.file("p.csv"))) << "the section after the failure ran";
-}
-
-// Whether `text` holds `pieces` one after another (anything between them).
-bool contains_in_order(const std::string& text, std::initializer_list<const char*> pieces) {
-    size_t at = 0;
-    for (const char* piece : pieces) {
-        at = text.find(piece, at);
-        if (at == std::string::npos) return false;
-        at += std::string(piece).size();
-    }
-    return true;
-}
-
-// The progress line, redrawn in place ("\r") four times a second: compute's share, cells and
-// speed; periods' phase, column and settled rows. A run sleeping after every block (periods'
-// --test-delay-us: 100 rows have four before the last, at columns 201, 65737, 131273 and
-// 196809) or a table of seconds lasts several redraws on any machine.
-TEST(CliJobs, ProgressLines) {
-    ScratchDir dir;
-    const auto c = run_grundy("compute --rows 8000 --cols 8000 --threads 1 --progress --no-output");
-    ASSERT_EQ(c.status, 0) << c.output;
-    // (Pieces of the line, not std::regex: GCC 12 warns inside it under the sanitizers.)
-    EXPECT_TRUE(contains_in_order(c.output, {"\r[", "%] ", " cells, ", " cells/s, ETA "}))
-        << c.output;
-    const auto p = run_grundy("periods --rows 100 --progress --test-delay-us 300000 --csv " +
-                              dir.file("p.csv"));
-    ASSERT_EQ(p.status, 0) << p.output;
-    EXPECT_TRUE(contains_in_order(p.output, {"\rphase 1/2: column ", " col/s), rows 0..",
-                                             " settled, certificate expected near column "}))
-        << p.output;
 }
 
 }  // namespace

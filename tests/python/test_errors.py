@@ -15,7 +15,8 @@ def args_for(script, path, tmp_path):
 
 
 @pytest.mark.parametrize("script", TABLE_SCRIPTS + ["plot_periods.py", "oeis_bfiles.py",
-                                                  "period_growth.py", "compare_periods.py"])
+                                                  "period_growth.py", "compare_periods.py",
+                                                  "eta_check.py"])
 def test_help(script):
     r = run_script(script, "--help")
     assert r.returncode == 0 and "usage:" in r.stdout

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -152,6 +154,41 @@ inline bool still_running(pid_t pid) {
     siginfo_t info{};
     return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
            info.si_pid == 0;
+}
+
+// Runs the binary to its end with stdout and stderr on a terminal of its own (a pseudo-terminal,
+// as at a user's shell, where the terminal turns each "\n" into "\r\n"): exit status and all
+// it wrote there. The terminal is read while the run goes on, so that it never fills up.
+inline RunResult run_grundy_on_terminal(const std::string& args) {
+    RunResult r;
+    const int master = ::posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK);
+    if (master < 0) return r;
+    const char* name =
+        ::grantpt(master) == 0 && ::unlockpt(master) == 0 ? ::ptsname(master) : nullptr;
+    // This process holds the terminal open too, so that it stays readable however the run ends.
+    const int held = name ? ::open(name, O_RDWR | O_NOCTTY) : -1;
+    SpawnOptions o;
+    o.log = name ? name : "";
+    o.append = true;
+    const pid_t pid = held >= 0 ? spawn_grundy(words(args), o) : 0;
+    auto drain = [&] {
+        char buf[4096];
+        ssize_t n;
+        while ((n = ::read(master, buf, sizeof buf)) > 0)
+            r.output.append(buf, static_cast<size_t>(n));
+    };
+    while (pid > 0 && still_running(pid)) {
+        pollfd p{master, POLLIN, 0};
+        ::poll(&p, 1, 50);
+        drain();
+    }
+    if (pid > 0) {
+        r.status = wait_grundy(pid);
+        drain();
+    }
+    if (held >= 0) ::close(held);
+    ::close(master);
+    return r;
 }
 
 // Polls `sign` until it holds or the process has ended (or 60 s have passed, a hung run);

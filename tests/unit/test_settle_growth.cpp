@@ -1,5 +1,6 @@
 // SettleGrowth: the fitted growth behind the progress line's expected certificate column
-// (strip/certify/search_progress.hpp), on settle points made from known power laws.
+// (strip/certify/search_progress.hpp), on settle points made from known power laws; and
+// work_left, the sweep's work left behind its ETA.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -35,6 +36,43 @@ TEST(SettleGrowth, FollowsTheLatestOctaveOnly) {
     EXPECT_NEAR(static_cast<double>(g.predict(8192)), want, 1e-3 * want);
 }
 
+TEST(SettleGrowth, FitsTheLawItself) {
+    strip::SettleGrowth g;
+    add_law(g, 3.0, 1.5, 20, 4000);
+    const auto law = g.fit();
+    ASSERT_TRUE(law.has_value());
+    EXPECT_NEAR(law->b, 1.5, 1e-5);
+    EXPECT_NEAR(law->c, 3.0, 1e-3);
+}
+
+// Two rows, the second settling at the expected column and the first where a linear law puts
+// the sub-strip of one row: half way.
+TEST(WorkLeft, RowsSweptUntilTheyAreExpectedToSettle) {
+    const auto w = strip::work_left(2, 0, 0, 1000, 1.0);
+    EXPECT_DOUBLE_EQ(w.per_column, 640.0 + 641.0);
+    EXPECT_DOUBLE_EQ(w.units, 500.0 * 640.0 + 1000.0 * 641.0);
+    // 600 columns on, row 0 is past its column: only row 1's 400 columns are left.
+    const auto later = strip::work_left(2, 0, 600, 1000, 1.0);
+    EXPECT_DOUBLE_EQ(later.units, 400.0 * 641.0);
+    // Row 0 settled: it costs nothing per column any more.
+    const auto settled = strip::work_left(2, 1, 600, 1000, 1.0);
+    EXPECT_DOUBLE_EQ(settled.per_column, 641.0);
+    EXPECT_DOUBLE_EQ(settled.units, 400.0 * 641.0);
+}
+
+TEST(WorkLeft, NothingLeftPastTheCertificateOrWithoutAnEstimate) {
+    EXPECT_DOUBLE_EQ(strip::work_left(100, 10, 5000, 5000, 1.4).units, 0.0);
+    EXPECT_DOUBLE_EQ(strip::work_left(100, 10, 5000, 0, 0.0).units, 0.0);
+    // The cost of a column is the unsettled rows' whatever the estimate: 640 + y each.
+    EXPECT_DOUBLE_EQ(strip::work_left(100, 10, 5000, 0, 0.0).per_column, 90 * 640.0 + 4905.0);
+}
+
+TEST(WorkLeft, EveryRowAtTheEndWhenTheGrowthIsFlat) {
+    // b = 0: every sub-strip settles at the certificate's column.
+    const auto w = strip::work_left(8, 3, 100, 1100, 0.0);
+    EXPECT_DOUBLE_EQ(w.units, 1000.0 * w.per_column);
+}
+
 TEST(SettleGrowth, NoEstimateFromTooFewPoints) {
     strip::SettleGrowth g;
     EXPECT_EQ(g.predict(4096), 0u);
@@ -43,6 +81,7 @@ TEST(SettleGrowth, NoEstimateFromTooFewPoints) {
     EXPECT_EQ(g.predict(4096), 0u);  // two points are not a fit
     g.add(10, 10);                   // below 16 rows: before the growth law holds
     EXPECT_EQ(g.predict(4096), 0u);
+    EXPECT_FALSE(g.fit().has_value());
 }
 
 }  // namespace

@@ -179,7 +179,9 @@ void Certification::resettle() {
 void Certification::show_settled() {
     if (!o_.progress) return;
     o_.progress->settled_rows.store(settled_.rows, std::memory_order_relaxed);
+    const auto law = growth_.fit();
     o_.progress->expected_x0.store(growth_.predict(Y_), std::memory_order_relaxed);
+    o_.progress->settle_exponent.store(law ? law->b : 0.0, std::memory_order_relaxed);
 }
 
 }  // namespace grundy::strip

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "strip/strip_config.hpp"
+
 namespace grundy::strip {
 
 void report(PeriodsProgress* pr, int phase, uint64_t column, uint64_t target, uint64_t saved,
@@ -16,16 +18,38 @@ void report(PeriodsProgress* pr, int phase, uint64_t column, uint64_t target, ui
     pr->window_bytes.store(s.window_bytes(), std::memory_order_relaxed);
 }
 
-uint64_t SettleGrowth::predict(uint64_t rows) const {
+double SettleGrowth::Law::at(double rows) const {
+    return c * std::pow(rows, b);
+}
+
+std::optional<SettleGrowth::Law> SettleGrowth::fit() const {
     double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
     for (const auto& [m, x] : points_) {
         if (kFitSpan * m < points_.back().first || m < 16) continue;
         const double lx = std::log(static_cast<double>(m)), ly = std::log(static_cast<double>(x));
         n += 1, sx += lx, sy += ly, sxx += lx * lx, sxy += lx * ly;
     }
-    if (n < 3 || sxx * n - sx * sx <= 0) return 0;
+    if (n < 3 || sxx * n - sx * sx <= 0) return std::nullopt;
     const double b = (n * sxy - sx * sy) / (n * sxx - sx * sx), a = (sy - b * sx) / n;
-    return static_cast<uint64_t>(std::exp(a + b * std::log(static_cast<double>(rows))));
+    return Law{std::exp(a), b};
+}
+
+uint64_t SettleGrowth::predict(uint64_t rows) const {
+    const auto law = fit();
+    return law ? static_cast<uint64_t>(law->at(static_cast<double>(rows))) : 0;
+}
+
+WorkLeft work_left(uint64_t rows, uint64_t settled, uint64_t column, uint64_t expected_x0,
+                   double exponent) {
+    WorkLeft w;
+    const double end = static_cast<double>(expected_x0), x = static_cast<double>(column);
+    for (uint64_t y = settled; y < rows; ++y) {
+        const double cost = static_cast<double>(strip_row_cost(y));
+        const double settles = end * std::pow(static_cast<double>(y + 1) / rows, exponent);
+        w.per_column += cost;
+        if (settles > x) w.units += (settles - x) * cost;
+    }
+    return w;
 }
 
 }  // namespace grundy::strip

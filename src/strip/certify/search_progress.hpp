@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -23,11 +24,31 @@ void report(PeriodsProgress* progress, int phase, uint64_t column, uint64_t targ
 class SettleGrowth {
   public:
     static constexpr uint64_t kFitSpan = 2;  // fits the sub-strips of >= the latest / this rows
+    // Sub-strips of m rows settling near column c * m^b.
+    struct Law {
+        double c = 0, b = 0;
+        double at(double rows) const;
+    };
     void add(uint64_t rows, uint64_t column) { points_.emplace_back(rows, column); }
+    std::optional<Law> fit() const;         // none: too few points
     uint64_t predict(uint64_t rows) const;  // 0: too few points to fit
 
   private:
     std::vector<std::pair<uint64_t, uint64_t>> points_;
 };
+
+// What is left of phase 1's sweep, in the strip's cost units (a cell of row y costs
+// strip_row_cost(y), strip_config.hpp), if rows settled..rows-1 settle where the growth says:
+// row y is swept until the sub-strip of y + 1 rows settles, at expected_x0 * ((y + 1) / rows)^b
+// (the fit through the certificate's expected column). And the units of one column now.
+// An ETA from columns per second alone assumes every column costs what the columns so far did;
+// but a column costs less with every row that settles, and most rows settle late (the 400-row
+// strip: ETAs 2 to 2.8 times the time that was left).
+struct WorkLeft {
+    double units = 0;       // from `column` to the certificate's
+    double per_column = 0;  // of the column swept now (rows settled..rows-1)
+};
+WorkLeft work_left(uint64_t rows, uint64_t settled, uint64_t column, uint64_t expected_x0,
+                   double exponent);
 
 }  // namespace grundy::strip

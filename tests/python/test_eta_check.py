@@ -1,0 +1,76 @@
+"""scripts/eta_check.py: the ETAs of a finished run's progress logs against the running time that
+was left, over pieces with gaps between them; bad logs give exit status 2 and one line."""
+
+import subprocess
+
+from conftest import run_script
+
+LINE = ("{t} phase 1/2: column {col} (10.00 k col/s), rows 0..{rows} settled, certificate "
+        "expected near column 2.00 M, ETA {eta}\n")
+
+
+def write_pieces(tmp_path):
+    """Two pieces of 100 s each, an hour apart: the gap is not running time."""
+    first = tmp_path / "piece1.log"
+    first.write_text(
+        "starting a run\n"
+        + LINE.format(t="2026-11-29T10:00:00Z", col="1.00 k", rows=0, eta="unknown")
+        + LINE.format(t="2026-11-29T10:00:50Z", col="500.00 k", rows=40, eta="150 s")
+        + "2026-11-29T10:00:55Z a line of another kind\n"
+        + LINE.format(t="2026-11-29T10:01:40Z", col="1.00 M", rows=60, eta="100 s"))
+    second = tmp_path / "piece2.log"
+    second.write_text(
+        "2026-11-29T11:00:01Z starting (allocating, reading the checkpoint)\n"
+        + LINE.format(t="2026-11-29T11:00:01Z", col="1.00 M", rows=60, eta="unknown")
+        + LINE.format(t="2026-11-29T11:00:51Z", col="1.50 M", rows=80, eta="40 s")
+        + LINE.format(t="2026-11-29T11:01:41Z", col="2.10 M", rows=99, eta="unknown")
+        + "certified rows 0..99\n")
+    return first, second
+
+
+def test_shown_against_left_over_pieces(tmp_path):
+    first, second = write_pieces(tmp_path)
+    r = run_script("eta_check.py", first, second, "--points", "3")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "2 piece(s), 3.3 min of running time to the end of phase 1 (column 2.1e+06)"
+    rows = [line.split() for line in lines[2:]]
+    # At 50 s, 100 s and 150 s of running time: 150 s, 100 s and 50 s were left.
+    assert rows == [
+        ["25%", "2.5", "min", "2.5", "min", "1.00", "0..40", "0.95"],
+        ["50%", "1.7", "min", "1.7", "min", "1.00", "0..60", "0.95"],
+        ["75%", "40", "s", "50", "s", "0.80", "0..80", "0.95"],
+    ], r.stdout
+
+
+def test_a_real_log(grundy_exe, tmp_path):
+    log = tmp_path / "run.log"
+    with open(log, "w") as err:
+        done = subprocess.run([grundy_exe, "periods", "--rows", "100", "--test-delay-us", "300000",
+                               "--progress", "--progress-every", "0.25", "--csv",
+                               str(tmp_path / "p.csv")], stderr=err, timeout=120)
+    assert done.returncode == 0
+    r = run_script("eta_check.py", log)
+    assert r.returncode == 0, r.stderr
+    # (The format is the binary's own: a line it did not understand would leave none.)
+    assert r.stdout.startswith("1 piece(s), "), r.stdout
+
+
+def test_bad_logs(tmp_path):
+    first, _ = write_pieces(tmp_path)
+    plain = tmp_path / "plain.log"
+    plain.write_text("\rphase 1/2: column 1 (0 col/s), rows 0..0 settled\n")
+    backwards = tmp_path / "backwards.log"
+    backwards.write_text(first.read_text().replace("10:01:40", "09:01:40"))
+    garbled = tmp_path / "garbled.log"
+    garbled.write_text(LINE.format(t="2026-11-29T10:00:00Z", col="1.00 k", rows=0, eta="soon"))
+    for path, message in ((tmp_path / "none.log", "No such file"),
+                          (plain, "no stamped progress line"),
+                          (backwards, "the times go backwards"),
+                          (garbled, "a progress line not understood")):
+        r = run_script("eta_check.py", path)
+        assert r.returncode == 2, (path, r.stdout, r.stderr)
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and message in lines[0] and path.name in lines[0], r.stderr
+    r = run_script("eta_check.py", first, "--points", "0")
+    assert r.returncode == 2 and "--points must be at least 1" in r.stderr
