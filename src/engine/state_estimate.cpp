@@ -303,7 +303,20 @@ double widest(int64_t n, F f) {
 uint64_t estimate_state_bytes(uint64_t rows, uint64_t cols, uint32_t tile, int threads) {
     if (rows == 0 || cols == 0) return 0;
     const int workers = threads > 0 ? threads : omp_get_max_threads();
-    const TableModel t(rows, cols, tile ? tile : default_tile(rows, cols, workers));
+    const uint32_t side = tile ? tile : default_tile(rows, cols, workers);
+    // One run asks for the same estimate up to three times (the memory check, the compute
+    // bytes, compute_table's hint to the windows' allocator), and each is a scan of the model
+    // over every anti-diagonal (milliseconds at 16384^2): each thread keeps its last answer.
+    struct Last {
+        uint64_t rows = 0, cols = 0;
+        uint32_t side = 0;
+        int workers = 0;
+        uint64_t bytes = 0;
+    };
+    thread_local Last last;
+    if (last.rows == rows && last.cols == cols && last.side == side && last.workers == workers)
+        return last.bytes;
+    const TableModel t(rows, cols, side);
     // One thread sweeps anti-diagonal after anti-diagonal; more may make the front ragged.
     double most = widest(t.tx + t.ty - 1, [&](int64_t S) { return t.sweeping(S); });
     if (workers > 1)
@@ -311,7 +324,8 @@ uint64_t estimate_state_bytes(uint64_t rows, uint64_t cols, uint32_t tile, int t
             most = std::max(most, widest((along_rows ? t.tx : t.ty) + 1, [&](int64_t k) {
                                 return t.bytes(Front::ragged(along_rows, k - 1, t.tx, t.ty));
                             }));
-    return static_cast<uint64_t>(kMargin * most);
+    last = {rows, cols, side, workers, static_cast<uint64_t>(kMargin * most)};
+    return last.bytes;
 }
 
 uint64_t estimate_compute_bytes(uint64_t rows, uint64_t cols, uint32_t tile, int threads,

@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "grundy/engine.hpp"
 #include "grundy/memory.hpp"
@@ -241,6 +243,34 @@ TEST(StateEstimate, AnyShapeAnySize) {
         EXPECT_GT(e, before) << n;
         before = e;
     }
+}
+
+// The last estimate a thread made is kept: asked again in any order, each shape, tile and thread
+// count gives what a thread that never asked before computes.
+TEST(StateEstimate, KeptAnswersAreTheirOwnShapes) {
+    struct Ask {
+        uint64_t rows, cols;
+        uint32_t tile;
+        int threads;
+    };
+    const std::vector<Ask> asks = {{8192, 8192, 0, 1},   {8192, 8192, 0, 2},   {8192, 8192, 256, 2},
+                                   {8192, 4096, 256, 2}, {4096, 8192, 256, 2}, {8192, 8192, 0, 1}};
+    std::vector<uint64_t> fresh;
+    for (const Ask& a : asks) {
+        std::thread t(
+            [&] { fresh.push_back(estimate_state_bytes(a.rows, a.cols, a.tile, a.threads)); });
+        t.join();
+    }
+    for (int round = 0; round < 2; ++round)
+        for (size_t i = 0; i < asks.size(); ++i) {
+            const Ask& a = asks[i];
+            EXPECT_EQ(estimate_state_bytes(a.rows, a.cols, a.tile, a.threads), fresh[i]) << i;
+            EXPECT_EQ(estimate_state_bytes(a.rows, a.cols, a.tile, a.threads), fresh[i]) << i;
+        }
+    // The shapes differ: a key that left out any part would have answered another's.
+    EXPECT_NE(fresh[0], fresh[1]);
+    EXPECT_NE(fresh[1], fresh[2]);
+    EXPECT_NE(fresh[2], fresh[3]);
 }
 
 }  // namespace
