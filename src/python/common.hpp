@@ -8,6 +8,7 @@
 #include <pybind11/stl.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -82,8 +83,10 @@ int threads_arg(py::handle value);
 std::string path_arg(py::handle value, const char* name);
 
 // A progress display for `total` units: nothing (None, False), tqdm where it is installed or
-// a line on sys.stderr (True), or a callable called as progress(done, total). Used only from
-// Python's thread, with the GIL held.
+// a line on sys.stderr (True), or a callable called as progress(done, total). The line is
+// redrawn in place where sys.stderr is a terminal; elsewhere (a batch job's log) it is a line of
+// its own once a minute, beginning with the time, and a last one at the end, as the CLI's
+// (app/progress.hpp). Used only from Python's thread, with the GIL held.
 class Progress {
   public:
     Progress(py::object how, uint64_t total, const char* unit, const char* what);
@@ -95,7 +98,13 @@ class Progress {
     void close();
 
   private:
+    std::string line(uint64_t done) const;
+
     py::object bar_, callback_, stderr_;
+    bool log_ = false;                            // sys.stderr is not a terminal
+    std::chrono::steady_clock::time_point next_;  // of the next log line
+    bool updated_ = false;                        // update() was called
+    uint64_t logged_ = ~uint64_t{0};              // `done` of the last log line
     uint64_t total_, shown_ = 0;
     std::string unit_, what_;
     bool closed_ = false;

@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <ctime>
 #include <string>
 #include <string_view>
 
@@ -107,6 +108,8 @@ Progress::Progress(py::object how, uint64_t total, const char* unit, const char*
     } catch (py::error_already_set& e) {
         if (!e.matches(PyExc_ImportError)) throw;
         stderr_ = py::module_::import("sys").attr("stderr");
+        log_ = !(py::hasattr(stderr_, "isatty") && py::bool_(stderr_.attr("isatty")()));
+        next_ = std::chrono::steady_clock::now();
     }
 }
 
@@ -131,17 +134,32 @@ void Progress::update(uint64_t done) {
         callback_(done, total_);
     } else if (bar_) {
         if (done > shown_) bar_.attr("update")(done - shown_);
-    } else if (stderr_) {
-        char line[160];
-        std::snprintf(
-            line, sizeof line, "\r%s: [%5.1f%%] %llu of %llu %s", what_.c_str(),
-            total_ ? 100.0 * static_cast<double>(done) / static_cast<double>(total_) : 0.0,
-            static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_),
-            unit_.c_str());
-        stderr_.attr("write")(line);
+    } else if (stderr_ && !log_) {
+        stderr_.attr("write")("\r" + line(done));
         stderr_.attr("flush")();
+    } else if (stderr_ && std::chrono::steady_clock::now() >= next_) {
+        next_ = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+        stderr_.attr("write")(line(done) + "\n");
+        stderr_.attr("flush")();
+        logged_ = done;
     }
     shown_ = done;
+    updated_ = true;
+}
+
+// "grundy: [ 42.0%] 123 of 456 cells", after the time in a log.
+std::string Progress::line(uint64_t done) const {
+    char text[160];
+    std::snprintf(text, sizeof text, "%s: [%5.1f%%] %llu of %llu %s", what_.c_str(),
+                  total_ ? 100.0 * static_cast<double>(done) / static_cast<double>(total_) : 0.0,
+                  static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_),
+                  unit_.c_str());
+    if (!log_) return text;
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    char stamp[32] = "";
+    if (::gmtime_r(&now, &utc)) std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return std::string(stamp) + " " + text;
 }
 
 void Progress::close() {
@@ -149,7 +167,12 @@ void Progress::close() {
     closed_ = true;
     if (bar_) bar_.attr("close")();
     if (stderr_) {
-        stderr_.attr("write")("\n");
+        // In a log, the last state unless it was just written (a phase that never began
+        // writes nothing).
+        if (!log_)
+            stderr_.attr("write")("\n");
+        else if (updated_ && logged_ != shown_)
+            stderr_.attr("write")(line(shown_) + "\n");
         stderr_.attr("flush")();
     }
 }
