@@ -7,8 +7,10 @@ actually left.
   eta_check.py LOG [LOG...] [--points N]
 
 A run stopped and resumed (--resume) is given as the logs of its pieces in order; the time
-between pieces, when nothing ran, is not counted. The run must have ended in the last log: its
-last stamped line is the end. Lines of other kinds in the logs are ignored.
+between pieces, when nothing ran, is not counted, nor is the work a piece did after its last
+checkpoint when it was killed (each piece of `periods` ends where the next one resumed). The run
+must have ended in the last log: its last stamped line is the end. Lines of other kinds in the
+logs are ignored.
 
 For `periods`, the ETA is the time left to the column where the certificate is expected, and
 the run ends a little later (the certificate is seen at x0 + P, then the ring's tail or phase
@@ -127,6 +129,36 @@ def read_logs(paths: list[str]) -> list[list[Line]]:
     return pieces
 
 
+def resumed_at(lines: list[Line]) -> float | None:
+    """The column a piece began at: that of its first line of phase 1."""
+    return next((line.column for line in lines if line.column is not None), None)
+
+
+def cut_at(lines: list[Line], column: float) -> list[Line]:
+    """The lines of a piece up to the moment its column reached `column`, a last line put there
+    (the time between the two lines around it, in proportion)."""
+    for i, line in enumerate(lines):
+        if line.column is None or line.column < column:
+            continue
+        before = lines[i - 1] if i > 0 else None
+        if line.column == column or before is None or before.column is None:
+            return lines[:i + 1]
+        share = (column - before.column) / (line.column - before.column)
+        time = before.time + share * (line.time - before.time)
+        return lines[:i] + [Line(line.piece, time, None, column, line.expected, line.rows)]
+    return lines
+
+
+def trim_lost_work(pieces: list[list[Line]]) -> list[list[Line]]:
+    """Each piece of `periods` cut where the next one resumed: a piece killed after its last
+    checkpoint swept columns that the next sweeps again, and that time was not progress."""
+    out = []
+    for k, lines in enumerate(pieces):
+        resumed = resumed_at(pieces[k + 1]) if k + 1 < len(pieces) else None
+        out.append(lines if resumed is None else cut_at(lines, resumed))
+    return out
+
+
 def running_time(pieces: list[list[Line]]) -> list[tuple[Line, float]]:
     """Every line with the running time before it (the pieces' own spans added up)."""
     out, before = [], 0.0
@@ -174,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     a = parse_args(argv)
     if a.points < 1:
         raise gd.DataError(f"--points must be at least 1, got {a.points}")
-    pieces = read_logs(a.logs)
+    pieces = trim_lost_work(read_logs(a.logs))
     rows = table(pieces, a.points)
     timed = running_time(pieces)
     end_line, end = [(line, t) for line, t in timed if line.phase1][-1]

@@ -43,6 +43,26 @@ def test_shown_against_left_over_pieces(tmp_path):
     ], r.stdout
 
 
+def test_work_lost_to_a_kill_is_not_counted(tmp_path):
+    # Piece 1 was killed at column 2.00 M, but its last checkpoint was at 1.50 M, where piece 2
+    # resumed: its 50 s from 1.50 M to 2.00 M were swept again, and are not running time.
+    first = tmp_path / "piece1.log"
+    first.write_text(
+        LINE.format(t="2026-11-29T10:00:00Z", col="0", rows=0, eta="unknown")
+        + LINE.format(t="2026-11-29T10:01:40Z", col="1.00 M", rows=60, eta="100 s")
+        + LINE.format(t="2026-11-29T10:03:20Z", col="2.00 M", rows=70, eta="10 s"))
+    second = tmp_path / "piece2.log"
+    second.write_text(
+        LINE.format(t="2026-11-29T12:00:00Z", col="1.50 M", rows=65, eta="unknown")
+        + LINE.format(t="2026-11-29T12:00:50Z", col="2.00 M", rows=99, eta="unknown"))
+    r = run_script("eta_check.py", first, second, "--points", "1")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "2 piece(s), 3.3 min of running time to the end of phase 1 (column 2e+06)"
+    assert lines[2].split() == ["50%", "1.7", "min", "1.7", "min", "1.00", "0..60", "1.00"], \
+        r.stdout
+
+
 def test_a_real_log(grundy_exe, tmp_path):
     log = tmp_path / "run.log"
     with open(log, "w") as err:
