@@ -9,8 +9,9 @@ actually left.
 A run stopped and resumed (--resume) is given as the logs of its pieces in order; the time
 between pieces, when nothing ran, is not counted, nor is the work a piece did after its last
 checkpoint when it was killed (each piece of `periods` ends where the next one resumed). The run
-must have ended in the last log: its last stamped line is the end. Lines of other kinds in the
-logs are ignored.
+must have ended in the last log: its last stamped line is the end. A gap between two lines of
+more than five times their usual spacing is a pause (SIGSTOP) and counts as one spacing. Lines
+of other kinds in the logs are ignored.
 
 For `periods`, the ETA is the time left to the column where the certificate is expected, and
 the run ends a little later (the certificate is seen at x0 + P, then the ring's tail or phase
@@ -159,14 +160,24 @@ def trim_lost_work(pieces: list[list[Line]]) -> list[list[Line]]:
     return out
 
 
+# A gap between two lines of a piece longer than this many times the usual spacing is time the
+# run did not run (stopped with SIGSTOP, a suspended machine): the progress thread did not run
+# either. It counts as one usual spacing.
+PAUSE = 5.0
+
+
 def running_time(pieces: list[list[Line]]) -> list[tuple[Line, float]]:
-    """Every line with the running time before it (the pieces' own spans added up)."""
-    out, before = [], 0.0
+    """Every line with the running time before it: the pieces' own spans added up, pauses
+    left out."""
+    gaps = sorted(b.time - a.time for lines in pieces for a, b in zip(lines, lines[1:]))
+    usual = gaps[len(gaps) // 2] if gaps else 0.0
+    out, clock = [], 0.0
     for lines in pieces:
-        start = lines[0].time
-        for line in lines:
-            out.append((line, before + line.time - start))
-        before += lines[-1].time - start
+        for i, line in enumerate(lines):
+            if i > 0:
+                gap = line.time - lines[i - 1].time
+                clock += usual if usual > 0 and gap > PAUSE * usual else gap
+            out.append((line, clock))
     return out
 
 

@@ -63,6 +63,22 @@ def test_work_lost_to_a_kill_is_not_counted(tmp_path):
         r.stdout
 
 
+def test_a_pause_is_not_running_time(tmp_path):
+    # A line every 10 s, and 300 s with none while the run was stopped (SIGSTOP): 70 s of
+    # running time in all, 50 s of them after the line that says 50 s.
+    times = ["10:00:00", "10:00:10", "10:00:20", "10:00:30", "10:00:40", "10:05:40", "10:05:50",
+             "10:06:00"]
+    log = tmp_path / "paused.log"
+    log.write_text("".join(
+        LINE.format(t=f"2026-11-29T{t}Z", col=f"{i + 1}.00 M", rows=i, eta="50 s" if i == 2
+                    else "unknown") for i, t in enumerate(times)))
+    r = run_script("eta_check.py", log, "--points", "1")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("1 piece(s), 1.2 min of running time"), r.stdout  # 70 s
+    assert lines[2].split()[:6] == ["29%", "50", "s", "50", "s", "1.00"], r.stdout
+
+
 def test_a_real_log(grundy_exe, tmp_path):
     log = tmp_path / "run.log"
     with open(log, "w") as err:
