@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <ctime>
 
+#include "base/utc_time.hpp"
 #include "strip/certify/search_progress.hpp"
 
 namespace grundy::app {
@@ -70,11 +70,7 @@ void ProgressReporter::print(bool last) {
     if (!style_.redraw) {
         if (!last && seconds < next_log_) return;
         next_log_ = seconds + std::max(style_.every, 0.25);
-        const std::time_t now = std::time(nullptr);
-        std::tm utc{};
-        char stamp[32] = "";
-        if (::gmtime_r(&now, &utc)) std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
-        std::fprintf(stderr, "%s %s\n", stamp, line.c_str());
+        std::fprintf(stderr, "%s %s\n", base::iso8601_now().c_str(), line.c_str());
         std::fflush(stderr);
         return;
     }

@@ -8,6 +8,7 @@
 
 #include <chrono>
 
+#include "base/utc_time.hpp"
 #include "grundy/error.hpp"
 #include "grundy/hdf5_reader.hpp"
 #include "grundy/version.hpp"
@@ -34,7 +35,7 @@ void store_analysis(const std::string& path, const AnalysisReport& r) {
     if (!group.valid()) throw Error("cannot create the group /analysis in " + path);
     const hid_t g = group.get();
     write_attribute(g, "software_version", std::string(kVersion));
-    write_attribute(g, "created", iso8601_now());
+    write_attribute(g, "created", base::iso8601_now());
     if (r.periods) {
         H5Handle periods = write_row_periods_group(g, *r.periods, path);
         write_attribute(periods.get(), "criterion", std::string(kRowPeriodCriterion));

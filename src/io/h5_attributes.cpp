@@ -1,21 +1,11 @@
 #include "io/h5_attributes.hpp"
 
-#include <ctime>
 #include <vector>
 
 #include "grundy/error.hpp"
 #include "io/h5_handle.hpp"
 
 namespace grundy::io {
-
-std::string iso8601_now() {
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
 
 void silence_hdf5_errors() {
     // The thread-safe HDF5 keeps one error stack, and one printing switch, per thread: every

@@ -16,9 +16,6 @@ void write_attribute(hid_t object, const char* name, uint64_t value);
 void write_attribute(hid_t object, const char* name, double value);
 void write_attribute(hid_t object, const char* name, const std::string& value);
 
-// The current time in UTC as ISO 8601 ("2026-11-22T07:31:17Z"), for `created` attributes.
-std::string iso8601_now();
-
 // Reading, for any integer or string attribute; nullopt when absent or of another kind.
 std::optional<int64_t> read_int_attribute(hid_t object, const char* name);
 std::optional<double> read_double_attribute(hid_t object, const char* name);

@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "base/file_sync.hpp"
+#include "base/utc_time.hpp"
 #include "grundy/error.hpp"
 #include "grundy/version.hpp"
 #include "io/direct_writes.hpp"
@@ -80,7 +81,7 @@ Hdf5Writer::Hdf5Writer(Hdf5WriterOptions options) : impl_(std::make_unique<Impl>
     io::write_attribute(f, "game", std::string("wythoff"));
     io::write_attribute(f, "software", std::string(kSoftwareName));
     io::write_attribute(f, "software_version", std::string(kVersion));
-    io::write_attribute(f, "created", io::iso8601_now());
+    io::write_attribute(f, "created", base::iso8601_now());
     io::write_attribute(f, "compression", impl_->options.compression.describe());
 }
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "base/utc_time.hpp"
 #include "grundy/error.hpp"
 #include "grundy/periods.hpp"
 #include "grundy/version.hpp"
@@ -53,7 +54,7 @@ void write_file(const std::string& path, const PeriodsResult& result) {
     io::write_attribute(f, "game", std::string("wythoff"));
     io::write_attribute(f, "software", std::string(kSoftwareName));
     io::write_attribute(f, "software_version", std::string(kVersion));
-    io::write_attribute(f, "created", io::iso8601_now());
+    io::write_attribute(f, "created", base::iso8601_now());
     const std::vector<RowPeriod> rows = listed_rows(result);
     io::write_attribute(f, "rows", uint64_t{rows.size()});
     if (!certified) io::write_attribute(f, "resumable", int32_t{1});

@@ -4,10 +4,10 @@
 
 #include <cctype>
 #include <cstdio>
-#include <ctime>
 #include <string>
 #include <string_view>
 
+#include "base/utc_time.hpp"
 #include "grundy/version.hpp"
 #include "python/common.hpp"
 
@@ -154,12 +154,7 @@ std::string Progress::line(uint64_t done) const {
                   total_ ? 100.0 * static_cast<double>(done) / static_cast<double>(total_) : 0.0,
                   static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_),
                   unit_.c_str());
-    if (!log_) return text;
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    char stamp[32] = "";
-    if (::gmtime_r(&now, &utc)) std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
-    return std::string(stamp) + " " + text;
+    return log_ ? base::iso8601_now() + " " + text : std::string(text);
 }
 
 void Progress::close() {
