@@ -147,13 +147,18 @@ void Progress::update(uint64_t done) {
     updated_ = true;
 }
 
-// "grundy: [ 42.0%] 123 of 456 cells", after the time in a log.
+// "grundy: [ 42.0%] 123 of 456 cells" ("periods: cycle search: 401 columns" while the total
+// is unknown), after the time in a log.
 std::string Progress::line(uint64_t done) const {
     char text[160];
-    std::snprintf(text, sizeof text, "%s: [%5.1f%%] %llu of %llu %s", what_.c_str(),
-                  total_ ? 100.0 * static_cast<double>(done) / static_cast<double>(total_) : 0.0,
-                  static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_),
-                  unit_.c_str());
+    if (total_ == 0)
+        std::snprintf(text, sizeof text, "%s: %llu %s", what_.c_str(),
+                      static_cast<unsigned long long>(done), unit_.c_str());
+    else
+        std::snprintf(text, sizeof text, "%s: [%5.1f%%] %llu of %llu %s", what_.c_str(),
+                      100.0 * static_cast<double>(done) / static_cast<double>(total_),
+                      static_cast<unsigned long long>(done),
+                      static_cast<unsigned long long>(total_), unit_.c_str());
     return log_ ? base::iso8601_now() + " " + text : std::string(text);
 }
 

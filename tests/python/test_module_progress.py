@@ -55,3 +55,17 @@ def test_redrawn_on_a_terminal():
     text = out.decode()
     assert "\rgrundy: [" in text and "[100.0%] 16000000 of 16000000 cells" in text, text
     assert not re.search(r"\d{4}-\d\d-\d\dT", text), text
+
+
+def test_a_phase_of_unknown_length_shows_its_count():
+    # certify_row_periods learns its phase's length only when the certificate is found: until
+    # then a count of columns, never "of 0".
+    child = CHILD.replace("grundy.table(4000, 4000, threads=2, progress=True)",
+                          "grundy.certify_row_periods(200, progress=True)")
+    r = subprocess.run([PYTHON, "-c", child], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = r.stderr.splitlines()
+    assert lines and " of 0 " not in r.stderr, r.stderr
+    stamped = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ periods: cycle search: "
+                         r"(\d+ columns|\[ *[\d.]+%\] \d+ of \d+ columns)$")
+    assert all(stamped.match(line) for line in lines), r.stderr
