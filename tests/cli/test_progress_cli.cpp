@@ -56,12 +56,12 @@ size_t begin_with(const std::vector<std::string>& lines, const std::string& pref
 
 // At a terminal: compute's share, cells and speed; periods' phase, column and settled rows. A
 // run sleeping after every block (periods' --test-delay-us: 100 rows have four before the
-// last, at columns 201, 65737, 131273 and 196809) or a table of seconds lasts several redraws
-// on any machine.
+// last, at columns 201, 65737, 131273 and 196809) or a table of a second or more on one thread
+// (12000^2: 1.1 s on the 2-core machine of docs/benchmarks.md) lasts several redraws.
 TEST(CliProgress, RedrawnInPlaceAtATerminal) {
     ScratchDir dir;
     const auto c =
-        run_grundy_on_terminal("compute --rows 8000 --cols 8000 --threads 1 --no-output");
+        run_grundy_on_terminal("compute --rows 12000 --cols 12000 --threads 1 --no-output");
     ASSERT_EQ(c.status, 0) << c.output;
     // (Pieces of the line, not std::regex: GCC 12 warns inside it under the sanitizers.)
     EXPECT_TRUE(contains_in_order(c.output, {"\r[", "%] ", " cells, ", " cells/s, ETA "}))
@@ -76,18 +76,19 @@ TEST(CliProgress, RedrawnInPlaceAtATerminal) {
 }
 
 // In a log, --progress: no carriage return at all, a stamped line at the start, one per
-// --progress-every, and the last at the end (compute's at 100%).
+// --progress-every, and the last at the end (compute's at 100%): at least two lines in a run
+// of a second.
 TEST(CliProgress, StampedLinesInALog) {
     ScratchDir dir;
     const auto c = run_grundy(
-        "compute --rows 8000 --cols 8000 --threads 1 --progress --progress-every 0.25 "
+        "compute --rows 12000 --cols 12000 --threads 1 --progress --progress-every 0.25 "
         "--no-output");
     ASSERT_EQ(c.status, 0) << c.output;
     EXPECT_EQ(c.output.find('\r'), std::string::npos) << c.output;
     const auto lines = stamped_lines(c.output);
     ASSERT_GE(lines.size(), 2u) << c.output;
     EXPECT_EQ(begin_with(lines, "["), lines.size()) << c.output;
-    EXPECT_TRUE(contains_in_order(lines.back(), {"[100.0%] 64.00 M cells, ", " cells/s"}))
+    EXPECT_TRUE(contains_in_order(lines.back(), {"[100.0%] 144.00 M cells, ", " cells/s"}))
         << c.output;
     const auto p = run_grundy(
         "periods --rows 100 --test-delay-us 300000 --progress "
