@@ -34,6 +34,9 @@ struct PeriodsProgress {
     std::atomic<uint64_t> settled_rows{0};
     std::atomic<uint64_t> expected_x0{0};
     std::atomic<double> settle_exponent{0};  // b of that fit
+    // columns 0..checkpoint_column-1 are in the last checkpoint this process wrote or resumed
+    // from (0: none)
+    std::atomic<uint64_t> checkpoint_column{0};
 };
 
 struct PeriodsOptions {

@@ -136,6 +136,10 @@ ProgressReporter::LineFn periods_line(const PeriodsProgress& p, uint64_t rows) {
                       human(static_cast<double>(col)).c_str(), human(rate).c_str(),
                       static_cast<unsigned long long>(settled ? settled - 1 : 0),
                       expected ? human(static_cast<double>(expected)).c_str() : "?", eta.c_str());
+        // What a job killed now would keep (--resume continues from it).
+        if (const uint64_t saved = p.checkpoint_column.load())
+            return std::string(line) + ", checkpoint at column " +
+                   human(static_cast<double>(saved));
         return std::string(line);
     };
 }

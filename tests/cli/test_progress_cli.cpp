@@ -119,5 +119,26 @@ TEST(CliProgress, StampedLinesInALog) {
         << bad.output;
 }
 
+// A run that writes checkpoints says where the last one is (what a job killed then would
+// keep); a run without one says nothing of it. 100 rows, a checkpoint at every block (the
+// first at column 201) and a line every quarter second.
+TEST(CliProgress, TheLastCheckpointsColumn) {
+    ScratchDir dir;
+    const std::string run =
+        "periods --rows 100 --test-delay-us 300000 --progress "
+        "--progress-every 0.25 --csv " +
+        dir.file("p.csv");
+    const auto saved =
+        run_grundy(run + " --checkpoint " + dir.file("c.ckpt") + " --checkpoint-every 0");
+    ASSERT_EQ(saved.status, 0) << saved.output;
+    const auto lines = stamped_lines(saved.output);
+    ASSERT_FALSE(lines.empty()) << saved.output;
+    EXPECT_TRUE(contains_in_order(lines.back(), {"phase 1/2: column ", ", checkpoint at column "}))
+        << saved.output;
+    const auto none = run_grundy(run);
+    ASSERT_EQ(none.status, 0) << none.output;
+    EXPECT_EQ(none.output.find("checkpoint at column"), std::string::npos) << none.output;
+}
+
 }  // namespace
 }  // namespace grundy

@@ -17,7 +17,8 @@ def write_pieces(tmp_path):
         + LINE.format(t="2026-11-29T10:00:00Z", col="1.00 k", rows=0, eta="unknown")
         + LINE.format(t="2026-11-29T10:00:50Z", col="500.00 k", rows=40, eta="150 s")
         + "2026-11-29T10:00:55Z a line of another kind\n"
-        + LINE.format(t="2026-11-29T10:01:40Z", col="1.00 M", rows=60, eta="100 s"))
+        + LINE.format(t="2026-11-29T10:01:40Z", col="1.00 M", rows=60,
+                      eta="100 s, checkpoint at column 1.00 M"))
     second = tmp_path / "piece2.log"
     second.write_text(
         "2026-11-29T11:00:01Z starting (allocating, reading the checkpoint)\n"
@@ -84,11 +85,13 @@ def test_a_real_log(grundy_exe, tmp_path):
     with open(log, "w") as err:
         done = subprocess.run([grundy_exe, "periods", "--rows", "100", "--test-delay-us", "300000",
                                "--progress", "--progress-every", "0.25", "--csv",
-                               str(tmp_path / "p.csv")], stderr=err, timeout=120)
+                               str(tmp_path / "p.csv"), "--checkpoint", str(tmp_path / "c.ckpt"),
+                               "--checkpoint-every", "0"], stderr=err, timeout=120)
     assert done.returncode == 0
     r = run_script("eta_check.py", log)
     assert r.returncode == 0, r.stderr
-    # (The format is the binary's own: a line it did not understand would leave none.)
+    # (The format is the binary's own, checkpoint column and all: a line it did not understand
+    # would leave none.)
     assert r.stdout.startswith("1 piece(s), "), r.stdout
 
 

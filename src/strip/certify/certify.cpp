@@ -140,6 +140,8 @@ Certification::Certification(const PeriodsOptions& o, const RunHooks& hooks)
     if (o.resume && fs::exists(o.checkpoint)) {
         load();
         result_.resumed = true;
+        if (o.progress && !p_.strip.words.empty())
+            o.progress->checkpoint_column.store(p_.strip.column + 1);
     } else if (const uint64_t L = speculative_ring(Y_, o.ring_budget_bytes)) {
         start_ring(p_, L);
     }

@@ -65,6 +65,7 @@ bool RunControl::checkpoint(SearchState& p, const Strip& strip, PeriodsResult& r
     }
     ++result.checkpoints_written;
     last_checkpoint_ = Clock::now();
+    if (o_.progress) o_.progress->checkpoint_column.store(strip.columns_done());
     return true;
 }
 
