@@ -180,7 +180,9 @@ void Certification::show_settled() {
     if (!o_.progress) return;
     o_.progress->settled_rows.store(settled_.rows, std::memory_order_relaxed);
     const auto law = growth_.fit();
-    o_.progress->expected_x0.store(growth_.predict(Y_), std::memory_order_relaxed);
+    // The same fit gives both (predict would fit it again).
+    const uint64_t expected = law ? static_cast<uint64_t>(law->at(static_cast<double>(Y_))) : 0;
+    o_.progress->expected_x0.store(expected, std::memory_order_relaxed);
     o_.progress->settle_exponent.store(law ? law->b : 0.0, std::memory_order_relaxed);
 }
 
