@@ -100,90 +100,12 @@ std::string ProgressReporter::counter_line(double seconds) const {
 }
 
 ProgressReporter::LineFn periods_line(const PeriodsProgress& p, uint64_t rows) {
-    // Speeds are measured from the first line (a resumed run starts at its checkpoint's column):
-    // columns per second for the line, and for the ETA the strip's cost units per second, each
-    // column counted at what it cost when it was swept (strip::work_left says why).
-    struct Sweep {
-        double start = -1;
-        uint64_t first = 0, last = 0;  // the column at the first line, at the last
-        double units = 0;              // swept since the first line
-    };
-    return [&p, rows, s = Sweep{}](double t) mutable {
-        const uint64_t col = p.column.load(), target = p.target.load();
-        char line[200];
-        if (p.phase.load() == 0)
-            return std::string("starting (allocating, reading the checkpoint)");
-        if (p.phase.load() != 1) {
-            std::snprintf(
-                line, sizeof line, "phase 2/2 exact preperiods: column %s of %s (%.1f%%), %.0f s",
-                human(static_cast<double>(col)).c_str(), human(static_cast<double>(target)).c_str(),
-                target ? 100.0 * static_cast<double>(col) / target : 0.0, t);
-            return std::string(line);
-        }
-        if (s.start < 0 || col < s.last) s = {t, col, col, 0.0};
-        const uint64_t expected = p.expected_x0.load(), settled = p.settled_rows.load();
-        const strip::WorkLeft work =
-            strip::work_left(rows, settled, col, expected, p.settle_exponent.load());
-        s.units += static_cast<double>(col - s.last) * work.per_column;
-        s.last = col;
-        const double elapsed = t - s.start;
-        const double rate = elapsed > 0 ? static_cast<double>(col - s.first) / elapsed : 0.0;
-        std::string eta = "unknown";
-        if (expected > col && s.units > 0) eta = human_seconds(work.units / (s.units / elapsed));
-        std::snprintf(line, sizeof line,
-                      "phase 1/2: column %s (%s col/s), rows 0..%llu settled, certificate "
-                      "expected near column %s, ETA %s",
-                      human(static_cast<double>(col)).c_str(), human(rate).c_str(),
-                      static_cast<unsigned long long>(settled ? settled - 1 : 0),
-                      expected ? human(static_cast<double>(expected)).c_str() : "?", eta.c_str());
-        // What a job killed now would keep (--resume continues from it).
-        if (const uint64_t saved = p.checkpoint_column.load())
-            return std::string(line) + ", checkpoint at column " +
-                   human(static_cast<double>(saved));
-        return std::string(line);
-    };
+    return [line = strip::PeriodsLine(p, rows)](double t) mutable { return line(t); };
 }
 
 bool progress_wanted(bool progress_flag, bool quiet_flag) {
     if (quiet_flag) return false;
     return progress_flag || ::isatty(STDERR_FILENO);
-}
-
-namespace {
-
-// value in the largest unit (base^i) that keeps it at least 1, with that unit's suffix.
-std::string scaled(double value, double base, const char* const* suffix, int units) {
-    int i = 0;
-    while (value >= base && i + 1 < units) {
-        value /= base;
-        ++i;
-    }
-    char buf[32];
-    std::snprintf(buf, sizeof buf, i ? "%.2f%s" : "%.0f%s", value, suffix[i]);
-    return buf;
-}
-
-}  // namespace
-
-std::string human(double value) {
-    static const char* const suffix[] = {"", " k", " M", " G", " T", " P"};
-    return scaled(value, 1000.0, suffix, 6);
-}
-
-std::string human_bytes(double bytes) {
-    static const char* const suffix[] = {" B", " KiB", " MiB", " GiB", " TiB", " PiB", " EiB"};
-    return scaled(bytes, 1024.0, suffix, 7);
-}
-
-std::string human_seconds(double s) {
-    char text[32];
-    if (s < 120)
-        std::snprintf(text, sizeof text, "%.0f s", s);
-    else if (s < 7200)
-        std::snprintf(text, sizeof text, "%.0f min", s / 60);
-    else
-        std::snprintf(text, sizeof text, "%.1f h", s / 3600);
-    return text;
 }
 
 }  // namespace grundy::app

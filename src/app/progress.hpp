@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "base/human_units.hpp"
 #include "grundy/periods.hpp"
 
 namespace grundy::app {
@@ -72,10 +73,9 @@ ProgressReporter::LineFn periods_line(const PeriodsProgress& progress, uint64_t 
 // Whether progress is shown: --progress forces it, --quiet hides it, else only on a terminal.
 bool progress_wanted(bool progress_flag, bool quiet_flag);
 
-// "1.23 G", "456.0 M": numbers for humans.
-std::string human(double value);
-std::string human_bytes(double bytes);
-// "45 s", "12 min", "3.4 h".
-std::string human_seconds(double seconds);
+// Numbers for humans ("1.23 G", "1.50 GiB", "12 min"), the library's.
+using base::human;
+using base::human_bytes;
+using base::human_seconds;
 
 }  // namespace grundy::app

@@ -95,6 +95,11 @@ class Progress {
     Progress& operator=(const Progress&) = delete;
     void update(uint64_t done);
     void set_total(uint64_t total);  // a phase whose length is known only now
+    // Whether describe() is shown: a tqdm bar or a line on stderr (not a callback, not off).
+    bool shows_text() const { return bar_ || stderr_; }
+    // From the next update on: `line` in place of the counter's line on stderr, `postfix` after
+    // a tqdm bar (which shows the count and its speed itself).
+    void describe(std::string line, const std::string& postfix);
     void close();
 
   private:
@@ -107,6 +112,7 @@ class Progress {
     uint64_t logged_ = ~uint64_t{0};              // `done` of the last log line
     uint64_t total_, shown_ = 0;
     std::string unit_, what_;
+    std::string text_;  // describe()'s line; empty: the counter's
     bool closed_ = false;
 };
 

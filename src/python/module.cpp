@@ -147,10 +147,17 @@ void Progress::update(uint64_t done) {
     updated_ = true;
 }
 
+void Progress::describe(std::string line, const std::string& postfix) {
+    if (closed_) return;
+    text_ = std::move(line);
+    if (bar_) bar_.attr("set_postfix_str")(postfix, py::arg("refresh") = false);
+}
+
 // "grundy: [ 42.0%] 123 of 456 cells" ("periods: cycle search: 401 columns" while the total
-// is unknown), after the time in a log.
+// is unknown), or describe()'s line, after the time in a log.
 std::string Progress::line(uint64_t done) const {
     char text[160];
+    if (!text_.empty()) return log_ ? base::iso8601_now() + " " + text_ : text_;
     if (total_ == 0)
         std::snprintf(text, sizeof text, "%s: %llu %s", what_.c_str(),
                       static_cast<unsigned long long>(done), unit_.c_str());

@@ -2,10 +2,13 @@
 // certificate and one record per row as Python objects.
 #include <omp.h>
 
+#include <chrono>
 #include <filesystem>
+#include <string>
 
 #include "grundy/periods.hpp"
 #include "python/common.hpp"
+#include "strip/certify/search_progress.hpp"
 
 namespace grundy::python {
 namespace {
@@ -51,6 +54,10 @@ PeriodsResult certify(py::handle rows, py::handle threads, py::object checkpoint
     o.progress = &state;
     std::optional<Progress> bar;
     bar.emplace(progress, 0, "columns", "periods");
+    // The CLI's line (settled rows, expected certificate, ETA), built at every tick so that its
+    // speeds count every column (strip::PeriodsLine).
+    strip::PeriodsLine text(state, o.rows);
+    const auto start = std::chrono::steady_clock::now();
     int phase = 0;
     std::optional<py::error_already_set> interrupted;
     const PeriodsResult r = run_released<PeriodsResult>(
@@ -64,6 +71,11 @@ PeriodsResult certify(py::handle rows, py::handle threads, py::object checkpoint
                             phase == 1 ? "periods: cycle search" : "periods: preperiods");
             }
             bar->set_total(state.target.load());
+            if (bar->shows_text()) {
+                const std::chrono::duration<double> t = std::chrono::steady_clock::now() - start;
+                std::string line = "periods: " + text(t.count());
+                bar->describe(std::move(line), text.outlook());
+            }
             bar->update(state.column.load());
         },
         interrupted);
@@ -124,9 +136,10 @@ in O(rows^2) bits until its relative state repeats, which proves g(x + P, y) = g
 ever; a second pass gives each row's exact least period and preperiod. threads: threads
 sweeping the strip (0: all cores). max_cols: give up after this many columns (status
 "not_certified"); 0: never. checkpoint: a file the progress is saved to (every 300 s and on
-Ctrl-C); when it exists, the run continues from it. progress: as for table(). csv, output: a
-row-periods CSV and an HDF5 file (/analysis/row_periods), written after every checkpoint and
-when the run ends, however it ends (Ctrl-C too): every row, those certified so far with their
+Ctrl-C); when it exists, the run continues from it. progress: as for table(), the line (or
+the tqdm bar's postfix) saying, as grundy periods does, the rows settled, the certificate's
+expected column and the ETA. csv, output: a row-periods CSV and an HDF5 file
+(/analysis/row_periods), written after every checkpoint and when the run ends, however it ends (Ctrl-C too): every row, those certified so far with their
 periods, the others undetermined (`grundy periods`). force: overwrite an existing output (a
 run resumed from its checkpoint replaces its own stopped output without it).
 

@@ -57,15 +57,41 @@ def test_redrawn_on_a_terminal():
     assert not re.search(r"\d{4}-\d\d-\d\dT", text), text
 
 
-def test_a_phase_of_unknown_length_shows_its_count():
-    # certify_row_periods learns its phase's length only when the certificate is found: until
-    # then a count of columns, never "of 0".
+def test_a_certification_shows_the_programs_line():
+    # certify_row_periods shows what grundy periods shows: the columns, the rows settled, the
+    # certificate's expected column and the ETA; never a count "of 0" while its phase's length
+    # is unknown.
     child = CHILD.replace("grundy.table(4000, 4000, threads=2, progress=True)",
-                          "grundy.certify_row_periods(200, progress=True)")
+                          "grundy.certify_row_periods(300, threads=2, progress=True)")
     r = subprocess.run([PYTHON, "-c", child], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     lines = r.stderr.splitlines()
     assert lines and " of 0 " not in r.stderr, r.stderr
-    stamped = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ periods: cycle search: "
-                         r"(\d+ columns|\[ *[\d.]+%\] \d+ of \d+ columns)$")
+    stamped = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ periods: phase 1/2: column [\d.]+( [kM])? "
+                         r"\([\d.]+( [kM])? col/s\), rows 0\.\.(\d+) settled, certificate expected "
+                         r"near column ([\d.]+( [kM])?|\?), ETA .+$")
     assert all(stamped.match(line) for line in lines), r.stderr
+    # The last line is the run's end: most of the 300 rows settled by then.
+    assert int(stamped.match(lines[-1]).group(3)) >= 200, r.stderr
+
+
+def test_a_tqdm_bar_gets_the_outlook():
+    # With tqdm, the bar counts the columns and the settled rows and ETA follow it.
+    child = """
+import sys, types
+calls = []
+class Bar:
+    def __init__(self, **kw): self.total = kw.get("total")
+    def update(self, n): pass
+    def refresh(self): pass
+    def close(self): pass
+    def set_postfix_str(self, s, refresh=True): calls.append(s)
+sys.modules["tqdm"] = types.SimpleNamespace(tqdm=Bar)
+import grundy
+grundy.certify_row_periods(300, threads=2, progress=True)
+print(calls[-1])
+"""
+    r = subprocess.run([PYTHON, "-c", child], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert re.match(r"^rows 0\.\.\d+ settled, certificate expected near column .+, ETA .+$",
+                    r.stdout.strip()), r.stdout

@@ -2,7 +2,9 @@
 #include "strip/certify/search_progress.hpp"
 
 #include <cmath>
+#include <cstdio>
 
+#include "base/human_units.hpp"
 #include "strip/strip_config.hpp"
 
 namespace grundy::strip {
@@ -50,6 +52,42 @@ WorkLeft work_left(uint64_t rows, uint64_t settled, uint64_t column, uint64_t ex
         if (settles > x) w.units += (settles - x) * cost;
     }
     return w;
+}
+
+std::string PeriodsLine::operator()(double t) {
+    using base::human;
+    const PeriodsProgress& p = *p_;
+    const uint64_t col = p.column.load(), target = p.target.load();
+    char line[200];
+    if (p.phase.load() != 1) outlook_.clear();
+    if (p.phase.load() == 0) return "starting (allocating, reading the checkpoint)";
+    if (p.phase.load() != 1) {
+        std::snprintf(
+            line, sizeof line, "phase 2/2 exact preperiods: column %s of %s (%.1f%%), %.0f s",
+            human(static_cast<double>(col)).c_str(), human(static_cast<double>(target)).c_str(),
+            target ? 100.0 * static_cast<double>(col) / target : 0.0, t);
+        return line;
+    }
+    if (start_ < 0 || col < last_) start_ = t, first_ = last_ = col, units_ = 0;
+    const uint64_t expected = p.expected_x0.load(), settled = p.settled_rows.load();
+    const WorkLeft work = work_left(rows_, settled, col, expected, p.settle_exponent.load());
+    units_ += static_cast<double>(col - last_) * work.per_column;
+    last_ = col;
+    const double elapsed = t - start_;
+    const double rate = elapsed > 0 ? static_cast<double>(col - first_) / elapsed : 0.0;
+    std::string eta = "unknown";
+    if (expected > col && units_ > 0) eta = base::human_seconds(work.units / (units_ / elapsed));
+    std::snprintf(line, sizeof line,
+                  "rows 0..%llu settled, certificate expected near column %s, ETA %s",
+                  static_cast<unsigned long long>(settled ? settled - 1 : 0),
+                  expected ? human(static_cast<double>(expected)).c_str() : "?", eta.c_str());
+    outlook_ = line;
+    std::string out = "phase 1/2: column " + human(static_cast<double>(col)) + " (" + human(rate) +
+                      " col/s), " + outlook_;
+    // What a job killed now would keep (--resume continues from it).
+    if (const uint64_t saved = p.checkpoint_column.load())
+        out += ", checkpoint at column " + human(static_cast<double>(saved));
+    return out;
 }
 
 }  // namespace grundy::strip

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -50,5 +51,29 @@ struct WorkLeft {
 };
 WorkLeft work_left(uint64_t rows, uint64_t settled, uint64_t column, uint64_t expected_x0,
                    double exponent);
+
+// The progress line of a certification, for any printer (the CLI's, the Python module's):
+// phase 1's columns, speed, settled rows, the certificate's expected column and an ETA from the
+// work left, then the column of the last checkpoint; phase 2's share of its columns. Speeds are
+// measured from the first line built (a resumed run starts at its checkpoint's column), each
+// column counted at what it cost when it was swept: so build a line often (every tick of the
+// printer), even when only some of them are shown.
+class PeriodsLine {
+  public:
+    PeriodsLine(const PeriodsProgress& progress, uint64_t rows) : p_(&progress), rows_(rows) {}
+    // The line after `seconds` since the printer started.
+    std::string operator()(double seconds);
+    // Of the last phase 1 line: "rows 0..k settled, certificate expected near column X, ETA Y"
+    // (empty before any), for a bar that shows the columns and their speed itself.
+    const std::string& outlook() const { return outlook_; }
+
+  private:
+    const PeriodsProgress* p_;
+    uint64_t rows_;
+    double start_ = -1;              // seconds at the first phase 1 line
+    uint64_t first_ = 0, last_ = 0;  // the column at the first line, at the last
+    double units_ = 0;               // swept since the first line (strip_row_cost units)
+    std::string outlook_;
+};
 
 }  // namespace grundy::strip
