@@ -41,6 +41,18 @@ inline constexpr uint32_t kMaxTile = 4096;
 // tile waited for lies two anti-diagonals back, long done unless the front is ragged.
 inline constexpr uint64_t kFrontSlack = 2;
 inline constexpr uint64_t kLeadSpan = 16;
+
+// Band order (TileGrid::tasks): a symmetric table run on a few threads is swept in bands of
+// kBandTilesPerThread tile rows per thread, one band after another, the next one starting
+// when the band below has as many tiles left as the band has rows. The anti-diagonal front
+// holds every row it crosses open; a band holds its own rows alone (the columns, opened by the
+// first band and closed at the diagonal, are open in both). Measured 2026-11-29 (2 threads,
+// --no-output, windows at their widest): 82 -> 73 MiB at 16384^2, 323 -> 266 MiB at 32768^2,
+// 1.26 -> 0.96 GiB at 65536^2, 5.06 -> 3.62 GiB at 131072^2, in the same time or less
+// (docs/benchmarks.md). On more than kBandMostThreads threads the anti-diagonal order stays
+// until measured there: a band must hold enough tiles at once for every thread.
+inline constexpr uint64_t kBandTilesPerThread = 4;
+inline constexpr int kBandMostThreads = 4;
 static_assert(kFrontSlack >= 1, "a lead token must belong to an earlier anti-diagonal");
 
 }  // namespace grundy::engine

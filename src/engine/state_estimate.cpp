@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/config.hpp"
+#include "engine/tile_grid.hpp"
 #include "engine/window_memory.hpp"
 #include "grundy/engine.hpp"
 
@@ -31,8 +32,9 @@ constexpr double kDiagonalLowPerOffset = 0.6;
 constexpr double kGrowingSlacks = 1.5;
 // What the model leaves out (the windows' phases, the low-water marks' spread): with it, its
 // peaks were 1.01 to 1.23 times the measured ones over 30 shapes (squares of 2048 to 32768,
-// 2048 x 8192 to 100 x 50000 and their transposes, tiles of 64 to 512, 1 and 2 threads), 1.13-1.15
-// at 65536^2 and 131072^2 (1.45 GiB against 1.26 measured, 5.72 against 5.05).
+// 2048 x 8192 to 100 x 50000 and their transposes, tiles of 64 to 512, 1 and 2 threads); in band
+// order (TileGrid::band) 1.24-1.29 from 8192^2 to 131072^2 (1.22 GiB against 0.96 measured at
+// 65536^2, 4.49 against 3.62 at 131072^2), its staircase front a bound, not a likeness.
 constexpr double kMargin = 1.03;
 // Work bounds, so that an estimate of any table takes milliseconds: bands and sets sampled per
 // front (each sample standing for those up to the next), and fronts looked at per round of the
@@ -101,8 +103,24 @@ class Front {
     static Front ragged(bool along_rows, int64_t at, int64_t tiles_x, int64_t tiles_y) {
         return Front(along_rows ? Kind::RaggedRows : Kind::RaggedColumns, at, 0, tiles_x, tiles_y);
     }
+    // Band order (TileGrid::band): the row bands below `first` done, those of its band of
+    // `band` at tile `at` (its bottom one) and one tile less each above, and the next band's
+    // as far along the same staircase as its band token lets them start; every front tile in
+    // flight.
+    static Front banded(int64_t first, int64_t band, int64_t at, int64_t tiles_x, int64_t tiles_y) {
+        Front f(Kind::Banded, at, first, tiles_x, tiles_y);
+        f.band_ = band;
+        return f;
+    }
 
     int64_t operator()(int64_t j) const {
+        if (kind_ == Kind::Banded) {
+            if (j < key_) return tx_;
+            // The next band starts once this one's top has done tile tx - 1 - band.
+            const bool next = at_ - (band_ - 1) >= tx_ - 1 - band_;
+            if (j >= key_ + (next ? 2 : 1) * band_) return -1;
+            return std::clamp(at_ - (j - key_), int64_t{-1}, tx_);
+        }
         if (kind_ == Kind::Aligned)
             return std::clamp(j >= at_ - key_ ? at_ - j : at_ - 1 - j, int64_t{-1}, tx_);
         if (kind_ == Kind::RaggedRows) return std::min(tx_, lead(ty_ - 1 - j));
@@ -126,7 +144,7 @@ class Front {
     }
 
   private:
-    enum class Kind { Aligned, RaggedRows, RaggedColumns };
+    enum class Kind { Aligned, RaggedRows, RaggedColumns, Banded };
     Front(Kind kind, int64_t at, int64_t key, int64_t tiles_x, int64_t tiles_y)
         : kind_(kind), at_(at), key_(key), tx_(tiles_x), ty_(tiles_y) {}
 
@@ -139,7 +157,8 @@ class Front {
     }
 
     Kind kind_;
-    int64_t at_, key_, tx_, ty_;
+    int64_t at_, key_, tx_, ty_;  // key_: Aligned, the tile in flight; Banded, the band's first
+    int64_t band_ = 0;
 };
 
 // The first of lo .. hi (lo - 1 < it <= hi + 1) where pred, false before and true after.
@@ -155,6 +174,24 @@ int64_t first_where(int64_t lo, int64_t hi, P pred) {
     return lo;
 }
 
+// The largest of f(0 .. n - 1): kFrontsScanned of them evenly spaced, then the same around the
+// largest of those, closer and closer (the bytes change smoothly from one front to the next).
+template <class F>
+double widest(int64_t n, F f) {
+    int64_t lo = 0, hi = n - 1, at = 0;
+    double most = 0;
+    while (true) {
+        const int64_t step = std::max<int64_t>(1, (hi - lo) / kFrontsScanned);
+        for (int64_t k = lo; k <= hi; k += step) {
+            const double v = f(k);
+            if (v > most) most = v, at = k;
+        }
+        if (step == 1) return most;
+        lo = std::max<int64_t>(0, at - step);
+        hi = std::min(n - 1, at + step);
+    }
+}
+
 class TableModel {
   public:
     TableModel(uint64_t rows, uint64_t cols, uint64_t tile)
@@ -168,6 +205,15 @@ class TableModel {
 
     // The windows open at the front.
     double bytes(const Front& c) const { return rows(c) + columns(c) + diagonals(c); }
+
+    // Band order: the widest moment of the band from tile row `first`, from its first tile
+    // (on the diagonal) until its top row is done.
+    double banding(int64_t first, int64_t band) const {
+        const int64_t top = std::min(band, ty - first) - 1;
+        return widest(tx + top - first, [&](int64_t k) {
+            return bytes(Front::banded(first, band, first + k, tx, ty));
+        });
+    }
 
     // The widest moment of anti-diagonal S on one thread, its tiles swept left to right: the
     // first and the last looked at (the first of a symmetric table the one on the diagonal),
@@ -280,24 +326,6 @@ class TableModel {
     }
 };
 
-// The largest of f(0 .. n - 1): kFrontsScanned of them evenly spaced, then the same around the
-// largest of those, closer and closer (the bytes change smoothly from one front to the next).
-template <class F>
-double widest(int64_t n, F f) {
-    int64_t lo = 0, hi = n - 1, at = 0;
-    double most = 0;
-    while (true) {
-        const int64_t step = std::max<int64_t>(1, (hi - lo) / kFrontsScanned);
-        for (int64_t k = lo; k <= hi; k += step) {
-            const double v = f(k);
-            if (v > most) most = v, at = k;
-        }
-        if (step == 1) return most;
-        lo = std::max<int64_t>(0, at - step);
-        hi = std::min(n - 1, at + step);
-    }
-}
-
 }  // namespace
 
 uint64_t estimate_state_bytes(uint64_t rows, uint64_t cols, uint32_t tile, int threads) {
@@ -317,8 +345,18 @@ uint64_t estimate_state_bytes(uint64_t rows, uint64_t cols, uint32_t tile, int t
     if (last.rows == rows && last.cols == cols && last.side == side && last.workers == workers)
         return last.bytes;
     const TableModel t(rows, cols, side);
+    double most = 0;
+    if (const auto band = static_cast<int64_t>(
+            engine::TileGrid::band_rows(static_cast<uint64_t>(t.ty), t.sym, workers))) {
+        // Band after band (TileGrid::tasks), each as wide as its staircase gets; the bands
+        // change smoothly from one to the next, so they are searched as the fronts are.
+        most =
+            widest((t.ty + band - 1) / band, [&](int64_t k) { return t.banding(k * band, band); });
+        last = {rows, cols, side, workers, static_cast<uint64_t>(kMargin * most)};
+        return last.bytes;
+    }
     // One thread sweeps anti-diagonal after anti-diagonal; more may make the front ragged.
-    double most = widest(t.tx + t.ty - 1, [&](int64_t S) { return t.sweeping(S); });
+    most = widest(t.tx + t.ty - 1, [&](int64_t S) { return t.sweeping(S); });
     if (workers > 1)
         for (const bool along_rows : {true, false})
             most = std::max(most, widest((along_rows ? t.tx : t.ty) + 1, [&](int64_t k) {

@@ -23,15 +23,26 @@ struct TileIndex {
 
 class TileGrid {
   public:
-    TileGrid(uint64_t rows, uint64_t cols, uint64_t tile)
+    // `threads`: the run's, which choose band order (band_rows); 0: anti-diagonal order.
+    TileGrid(uint64_t rows, uint64_t cols, uint64_t tile, int threads = 0)
         : rows_(rows),
           cols_(cols),
           tile_(tile),
           tiles_x(ceil_div(cols, tile)),
           tiles_y(ceil_div(rows, tile)),
           symmetric(all_above_diagonal_mirrored() && rows <= cols),
+          band(band_rows(tiles_y, symmetric, threads)),
           done_(tiles_x * tiles_y),
           nothing_(tiles_x * tiles_y) {}
+
+    // The tile rows of a band (config.hpp, kBandTilesPerThread), or 0 for the anti-diagonal
+    // order: bands only for a symmetric table on at most kBandMostThreads threads, with room
+    // for two bands at least.
+    static uint64_t band_rows(uint64_t tiles_y, bool symmetric, int threads) {
+        if (!symmetric || threads < 1 || threads > kBandMostThreads) return 0;
+        const uint64_t b = kBandTilesPerThread * static_cast<uint64_t>(threads);
+        return tiles_y >= 2 * b ? b : 0;
+    }
 
     // Tile (i, j) covers columns [i B, min(X, (i+1) B)) and rows [j B, min(Y, (j+1) B)).
     TileRegion region(uint64_t i, uint64_t j) const {
@@ -59,9 +70,19 @@ class TileGrid {
     }
 
     // Every tile with a task of its own, one tile anti-diagonal I + J = S after another, so
-    // that every task's dependencies come before it.
+    // that every task's dependencies come before it; in band order, the anti-diagonals of one
+    // band of tile rows after another.
     std::vector<TileIndex> tasks() const {
         std::vector<TileIndex> order;
+        if (band) {
+            for (uint64_t j0 = 0; j0 < tiles_y; j0 += band) {
+                const uint64_t j1 = std::min(tiles_y, j0 + band);
+                for (uint64_t s = j0; s + 1 < tiles_x + j1; ++s)
+                    for (uint64_t j = j0; j < std::min(j1, s + 1); ++j)
+                        if (s - j < tiles_x && has_task(s - j, j)) order.push_back({s - j, j});
+            }
+            return order;
+        }
         for (uint64_t s = 0; s + 1 < tiles_x + tiles_y; ++s) {
             const uint64_t i_last = std::min(s, tiles_x - 1);
             for (uint64_t i = s >= tiles_y ? s - (tiles_y - 1) : 0; i <= i_last; ++i)
@@ -89,15 +110,25 @@ class TileGrid {
     // band, and likewise for the column band as far to its right. Both are tasks created
     // before it (an earlier anti-diagonal), so there is never a cycle. A token gains one such
     // reader per direction, a top band's or right band's up to kLeadSpan.
+    // In band order there are none: the bands above have no tasks yet, and a band's own rows
+    // are open while it runs whatever the front's shape.
     char* row_lead_token(uint64_t i, uint64_t j) {
         const uint64_t k = std::min(kLeadSpan, tiles_y - 1 - j);
-        return k && i >= k + kFrontSlack ? token(i - k - kFrontSlack, j + k)
-                                         : &nothing_[j * tiles_x + i];
+        return !band && k && i >= k + kFrontSlack ? token(i - k - kFrontSlack, j + k)
+                                                  : &nothing_[j * tiles_x + i];
     }
     char* column_lead_token(uint64_t i, uint64_t j) {
         const uint64_t k = std::min(kLeadSpan, tiles_x - 1 - i);
-        return k && j >= k + kFrontSlack ? token(i + k, j - k - kFrontSlack)
-                                         : &nothing_[j * tiles_x + i];
+        return !band && k && j >= k + kFrontSlack ? token(i + k, j - k - kFrontSlack)
+                                                  : &nothing_[j * tiles_x + i];
+    }
+    // Band order: the first task of a band (its tile on the diagonal) also waits for the band
+    // below to reach the tile `band` columns from its end, so that two bands at most run at
+    // once: the end of one, whose anti-diagonals hold fewer and fewer tiles, and the start of
+    // the next. Every other task waits on a token of its own that no task writes.
+    char* band_token(uint64_t i, uint64_t j) {
+        if (!band || j == 0 || j % band != 0 || i != j) return &nothing_[j * tiles_x + i];
+        return token(std::max(j, tiles_x - 1 - std::min(band, tiles_x - 1)), j - 1);
     }
 
     // Resuming: a task is replayed when its tiles (with its mirror) are stored and so are the
@@ -137,6 +168,7 @@ class TileGrid {
   public:
     const uint64_t tiles_x, tiles_y;
     const bool symmetric;
+    const uint64_t band;  // tile rows per band; 0: anti-diagonal order
 
   private:
     std::vector<char> done_, nothing_;

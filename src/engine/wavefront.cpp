@@ -195,7 +195,7 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
     stats.threads = options.threads > 0 ? options.threads : omp_get_max_threads();
     stats.tile =
         options.tile ? options.tile : default_tile(options.rows, options.cols, stats.threads);
-    TileGrid grid(options.rows, options.cols, stats.tile);
+    TileGrid grid(options.rows, options.cols, stats.tile, stats.threads);
     engine::expect_window_bytes(
         estimate_state_bytes(options.rows, options.cols, stats.tile, stats.threads));
     engine::TableState state(options.rows, options.cols);
@@ -224,12 +224,13 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
             char* below = grid.below_token(t.i, t.j);
             char* row_lead = grid.row_lead_token(t.i, t.j);
             char* column_lead = grid.column_lead_token(t.i, t.j);
+            char* band = grid.band_token(t.i, t.j);
             char* self = grid.token(t.i, t.j);
             // GCC does not count uses in depend
-            (void)left, (void)below, (void)row_lead, (void)column_lead, (void)self;
+            (void)left, (void)below, (void)row_lead, (void)column_lead, (void)band, (void)self;
             // clang-format off
 #pragma omp task firstprivate(t, replay_pass) \
-    depend(in : left[0], below[0], row_lead[0], column_lead[0]) depend(out : self[0])
+    depend(in : left[0], below[0], row_lead[0], column_lead[0], band[0]) depend(out : self[0])
             // clang-format on
             {
                 const size_t me = 2 * static_cast<size_t>(omp_get_thread_num());

@@ -114,17 +114,17 @@ def test_view_counts_its_cache_and_pyramid(grundy_exe, square):
 def test_compute_estimate_prints_what_the_check_counts(grundy_exe, tmp_path):
     out = tmp_path / "t.h5"
     r = run([grundy_exe, "compute", "--rows", "131072", "--cols", "131072", "-o", str(out),
-             "--threads", "2", "--estimate", "--max-memory", "7GiB"])
+             "--threads", "2", "--estimate", "--max-memory", "5GiB"])
     assert r.returncode == 0, r.stderr
     assert not out.exists()
     text = r.stdout
     for line in ("a 131072 x 131072 table on 2 threads, tile 512:", "windows at their widest",
                  "tile buffers", "chunk buffers and queue", "pyramid being built",
-                 "the program", "of a budget of 7.00 GiB (--max-memory): refused; the largest "
+                 "the program", "of a budget of 5.00 GiB (--max-memory): refused; the largest "
                  "square that fits at these settings is", "64.00 GiB of values before compression"):
         assert line in text, text
     # The check itself refuses the same run, with the same largest square.
     side = text.split("the largest square that fits at these settings is ")[1].split()[0]
     line = refused(run([grundy_exe, "compute", "--rows", "131072", "--cols", "131072", "-o",
-                        str(out), "--threads", "2", "--max-memory", "7GiB"]))
+                        str(out), "--threads", "2", "--max-memory", "5GiB"]))
     assert f"is {side} x {side}" in line, (line, text)

@@ -66,7 +66,10 @@ INSTANTIATE_TEST_SUITE_P(
                       // Symmetric mode (every tile above the diagonal mirrored) in wide tables:
                       Shape{64, 150, 2, 16}, Shape{48, 203, 3, 8}, Shape{96, 96, 3, 32},
                       // One tile, taller than wide: not symmetric.
-                      Shape{21, 20, 1, 64}));
+                      Shape{21, 20, 1, 64},
+                      // Band order (symmetric, at least two bands of 4 tile rows a thread):
+                      Shape{300, 300, 1, 8}, Shape{300, 300, 2, 8}, Shape{256, 400, 3, 8},
+                      Shape{304, 304, 4, 8}));
 
 // Mirrored tiles are transposed in 4 x 4 squares along strips of 16 columns: every shape of
 // leftover, against the definition.
@@ -294,6 +297,52 @@ TEST(Engine, LeadTokensComeFirstAndStayFew) {
         EXPECT_LE(most, 2 * engine::kLeadSpan + 4)
             << s.rows << " x " << s.cols << ", tile " << s.tile;
     }
+}
+
+// Band order (TileGrid::band): symmetric tables on up to kBandMostThreads threads are swept band
+// of tile rows after band, every task after the tasks it waits for, and a band's first task (its
+// tile on the diagonal) waits for the band below to reach its last `band` tiles.
+TEST(Engine, BandOrderTasksComeAfterWhatTheyWaitFor) {
+    struct GridShape {
+        uint64_t rows, cols, tile;
+        int threads;
+    };
+    for (const GridShape s : {GridShape{300, 300, 8, 1}, GridShape{300, 300, 8, 2},
+                              GridShape{256, 400, 8, 3}, GridShape{304, 304, 8, 4}}) {
+        engine::TileGrid grid(s.rows, s.cols, s.tile, s.threads);
+        ASSERT_TRUE(grid.symmetric);
+        ASSERT_EQ(grid.band, engine::kBandTilesPerThread * static_cast<uint64_t>(s.threads));
+        const std::vector<engine::TileIndex> tasks = grid.tasks();
+        std::map<const char*, size_t> written_by;
+        for (size_t p = 0; p < tasks.size(); ++p)
+            written_by[grid.token(tasks[p].i, tasks[p].j)] = p;
+        ASSERT_EQ(written_by.size(), tasks.size());  // each tile's task once
+        uint64_t band_of_last = 0;
+        for (size_t p = 0; p < tasks.size(); ++p) {
+            const auto [i, j] = tasks[p];
+            EXPECT_GE(j / grid.band, band_of_last) << "bands one after another";
+            band_of_last = j / grid.band;
+            for (const char* token :
+                 {grid.left_token(i, j), grid.below_token(i, j), grid.band_token(i, j),
+                  grid.row_lead_token(i, j), grid.column_lead_token(i, j)}) {
+                const auto w = written_by.find(token);
+                if (w != written_by.end()) {
+                    EXPECT_LT(w->second, p) << i << ", " << j;
+                }
+            }
+            const char* band = grid.band_token(i, j);
+            if (j > 0 && j % grid.band == 0 && i == j) {
+                EXPECT_EQ(band, grid.token(std::max(j, grid.tiles_x - 1 - grid.band), j - 1)) << j;
+            } else {
+                EXPECT_EQ(written_by.count(band), 0u) << i << ", " << j;
+            }
+        }
+    }
+    // Not symmetric, too few tile rows, or more threads: the anti-diagonal order.
+    EXPECT_EQ(engine::TileGrid(300, 290, 8, 2).band, 0u);
+    EXPECT_EQ(engine::TileGrid(100, 100, 8, 2).band, 0u);
+    EXPECT_EQ(engine::TileGrid(300, 300, 8, engine::kBandMostThreads + 1).band, 0u);
+    EXPECT_EQ(engine::TileGrid(300, 300, 8).band, 0u);
 }
 
 TEST(Engine, SymmetryBoundsAndPermutations) {

@@ -194,7 +194,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{150, 333, 8, 1},   // many small tiles
                       Case{300, 130, 16, 2},  // tall: general mode, mirrored tiles filled
                       Case{130, 137, 16, 2},  // ragged: general mode
-                      Case{21, 20, 64, 1}));  // one tile
+                      Case{21, 20, 64, 1},    // one tile
+                      Case{256, 256, 8, 2},   // band order (TileGrid::band)
+                      Case{200, 320, 8, 1}));
 
 // The pieces of a split table against the independent direct mex, not only the engine.
 TEST(ResumeEngine, AgainstDirectMex) {
