@@ -119,5 +119,47 @@ TEST(MexKernel, SummaryScanMatchesTheUnionValueByValue) {
     }
 }
 
+// Gaps of hundreds of summary words, as in tables from 32768^2 on: long runs of values each held
+// whole by one window in turn (each window missing an early value, so the cell's lower bound
+// lies below the runs), sprinkled into the others too; the scan agrees with the union.
+TEST(MexKernel, LongGapsOfRunsHeldWholeByOneWindow) {
+    std::mt19937_64 rng(13);
+    constexpr uint64_t kSummary = 4096;        // values per summary word
+    constexpr uint64_t kTop = kSummary * 300;  // three hundred summary words of values
+    for (int trial = 0; trial < 40; ++trial) {
+        BitWindow win[3];
+        PlainSet plain[3];
+        for (auto& w : win) {
+            w.open(0, kTop / 64 + 2 * kScanPadWords);
+            w.reserve_through(kTop / 64 + kScanPadWords);
+        }
+        auto put = [&](int k, uint64_t v) {
+            if (plain[k].contains(v)) return;
+            win[k].insert(v);
+            plain[k].insert(v);
+        };
+        const uint64_t gap = kSummary * (20 + rng() % 250) + rng() % kSummary;
+        const uint64_t run = kSummary * (1 + rng() % 70) + (trial % 2 ? rng() % 300 : 0);
+        for (uint64_t v = 0; v < gap; ++v) {
+            put(static_cast<int>((v / run + (v < 3 ? v : 0)) % 3), v);
+            if (rng() % 5 == 0) put(static_cast<int>(rng() % 3), v);
+        }
+        for (uint64_t v = gap + 1; v < kTop; v += 1 + rng() % 7)
+            put(static_cast<int>(rng() % 3), v);
+        const uint64_t lo = std::max({win[0].low, win[1].low, win[2].low});
+        ASSERT_LT(lo, 2 * run + 3) << "the lower bound lies below the runs";
+        uint64_t expected = lo;
+        while (plain[0].contains(expected) || plain[1].contains(expected) ||
+               plain[2].contains(expected))
+            ++expected;
+        ASSERT_GT(expected, lo + 16 * kSummary) << "a gap of many summary words";
+        const WindowView a = win[0].view(), b = win[1].view(), c = win[2].view();
+        ASSERT_EQ(mex_finish_summary(a, b, c, mex_probe_summary(a, b, c, lo)), expected)
+            << "trial " << trial << ", gap " << gap << ", run " << run;
+        ASSERT_EQ(mex_finish_portable(a, b, c, probe_first_word(a, b, c, lo)), expected);
+        for (auto& w : win) w.close();
+    }
+}
+
 }  // namespace
 }  // namespace grundy::engine
