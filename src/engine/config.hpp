@@ -41,6 +41,7 @@ inline constexpr uint32_t kMaxTile = 4096;
 // tile waited for lies two anti-diagonals back, long done unless the front is ragged.
 inline constexpr uint64_t kFrontSlack = 2;
 inline constexpr uint64_t kLeadSpan = 16;
+static_assert(kFrontSlack >= 1, "a lead token must belong to an earlier anti-diagonal");
 
 // Band order (TileGrid::tasks): a symmetric table run on a few threads is swept in bands of
 // kBandTilesPerThread tile rows per thread, one band after another, the next one starting
@@ -53,6 +54,5 @@ inline constexpr uint64_t kLeadSpan = 16;
 // until measured there: a band must hold enough tiles at once for every thread.
 inline constexpr uint64_t kBandTilesPerThread = 4;
 inline constexpr int kBandMostThreads = 4;
-static_assert(kFrontSlack >= 1, "a lead token must belong to an earlier anti-diagonal");
 
 }  // namespace grundy::engine
