@@ -77,6 +77,44 @@ TEST(BitWindow, SlidesAndGrowsKeepingTheSetAndAQuarterToSpare) {
     }
 }
 
+// Three windows over [0, top) beside the same sets kept the slow way: the three neighbours a
+// cell's mex is taken over.
+struct ThreeWindows {
+    BitWindow win[3];
+    PlainSet plain[3];
+
+    explicit ThreeWindows(uint64_t top) {
+        for (auto& w : win) {
+            w.open(0, top / 64 + 2 * kScanPadWords);
+            w.reserve_through(top / 64 + kScanPadWords);
+        }
+    }
+    ~ThreeWindows() {
+        for (auto& w : win) w.close();
+    }
+    void put(int k, uint64_t v) {
+        if (plain[k].contains(v)) return;
+        win[k].insert(v);
+        plain[k].insert(v);
+    }
+    // The cell's lower bound: no value below any window's low-water mark is missing from it.
+    uint64_t lo() const { return std::max({win[0].low, win[1].low, win[2].low}); }
+    // The mex of the union from `v`, value by value.
+    uint64_t union_mex_from(uint64_t v) const {
+        while (plain[0].contains(v) || plain[1].contains(v) || plain[2].contains(v)) ++v;
+        return v;
+    }
+    // The mex from `from` by each kernel: the two-level scan, and the portable one.
+    uint64_t summary_mex(uint64_t from) const {
+        const WindowView a = win[0].view(), b = win[1].view(), c = win[2].view();
+        return mex_finish_summary(a, b, c, mex_probe_summary(a, b, c, from));
+    }
+    uint64_t portable_mex(uint64_t from) const {
+        const WindowView a = win[0].view(), b = win[1].view(), c = win[2].view();
+        return mex_finish_portable(a, b, c, probe_first_word(a, b, c, from));
+    }
+};
+
 // The two-level scan, probe then finish, against the mex of the union taken value by value,
 // with the mex far above lo: the scans cross several summary words, stop in the word of lo,
 // and meet words full in the union but in no single window.
@@ -84,38 +122,21 @@ TEST(MexKernel, SummaryScanMatchesTheUnionValueByValue) {
     std::mt19937_64 rng(11);
     constexpr uint64_t kTop = 64 * 64 * 6;  // six summary words of values
     for (int trial = 0; trial < 300; ++trial) {
-        BitWindow win[3];
-        PlainSet plain[3];
-        for (auto& w : win) {
-            w.open(0, kTop / 64 + 2 * kScanPadWords);
-            w.reserve_through(kTop / 64 + kScanPadWords);
-        }
+        ThreeWindows t(kTop);
         // Below the gap every value goes to one window, chosen at random, so that words are
         // full in the union without being full in any window; some windows get whole runs, so
         // that their summaries skip.
         const uint64_t gap = rng() % (kTop - 64);
         const uint64_t run = 1 + rng() % 5000;
-        for (uint64_t v = 0; v < gap; ++v) {
-            const int k = (v / run) % 2 == 0 ? static_cast<int>(rng() % 3) : 0;
-            win[k].insert(v);
-            plain[k].insert(v);
-        }
+        for (uint64_t v = 0; v < gap; ++v)
+            t.put((v / run) % 2 == 0 ? static_cast<int>(rng() % 3) : 0, v);
         // Sparse values above the gap.
-        for (uint64_t v = gap + 1; v < kTop; v += 1 + rng() % 7) {
-            const int k = static_cast<int>(rng() % 3);
-            win[k].insert(v);
-            plain[k].insert(v);
-        }
-        const uint64_t lo = std::max({win[0].low, win[1].low, win[2].low});
-        uint64_t expected = lo;
-        while (plain[0].contains(expected) || plain[1].contains(expected) ||
-               plain[2].contains(expected))
-            ++expected;
-        const WindowView a = win[0].view(), b = win[1].view(), c = win[2].view();
-        ASSERT_EQ(mex_finish_summary(a, b, c, mex_probe_summary(a, b, c, lo)), expected)
+        for (uint64_t v = gap + 1; v < kTop; v += 1 + rng() % 7)
+            t.put(static_cast<int>(rng() % 3), v);
+        const uint64_t lo = t.lo(), expected = t.union_mex_from(lo);
+        ASSERT_EQ(t.summary_mex(lo), expected)
             << "trial " << trial << ", gap " << gap << ", run " << run;
-        ASSERT_EQ(mex_finish_portable(a, b, c, probe_first_word(a, b, c, lo)), expected);
-        for (auto& w : win) w.close();
+        ASSERT_EQ(t.portable_mex(lo), expected);
     }
 }
 
@@ -127,37 +148,21 @@ TEST(MexKernel, LongGapsOfRunsHeldWholeByOneWindow) {
     constexpr uint64_t kSummary = 4096;        // values per summary word
     constexpr uint64_t kTop = kSummary * 300;  // three hundred summary words of values
     for (int trial = 0; trial < 40; ++trial) {
-        BitWindow win[3];
-        PlainSet plain[3];
-        for (auto& w : win) {
-            w.open(0, kTop / 64 + 2 * kScanPadWords);
-            w.reserve_through(kTop / 64 + kScanPadWords);
-        }
-        auto put = [&](int k, uint64_t v) {
-            if (plain[k].contains(v)) return;
-            win[k].insert(v);
-            plain[k].insert(v);
-        };
+        ThreeWindows t(kTop);
         const uint64_t gap = kSummary * (20 + rng() % 250) + rng() % kSummary;
         const uint64_t run = kSummary * (1 + rng() % 70) + (trial % 2 ? rng() % 300 : 0);
         for (uint64_t v = 0; v < gap; ++v) {
-            put(static_cast<int>((v / run + (v < 3 ? v : 0)) % 3), v);
-            if (rng() % 5 == 0) put(static_cast<int>(rng() % 3), v);
+            t.put(static_cast<int>((v / run + (v < 3 ? v : 0)) % 3), v);
+            if (rng() % 5 == 0) t.put(static_cast<int>(rng() % 3), v);
         }
         for (uint64_t v = gap + 1; v < kTop; v += 1 + rng() % 7)
-            put(static_cast<int>(rng() % 3), v);
-        const uint64_t lo = std::max({win[0].low, win[1].low, win[2].low});
+            t.put(static_cast<int>(rng() % 3), v);
+        const uint64_t lo = t.lo(), expected = t.union_mex_from(lo);
         ASSERT_LT(lo, 2 * run + 3) << "the lower bound lies below the runs";
-        uint64_t expected = lo;
-        while (plain[0].contains(expected) || plain[1].contains(expected) ||
-               plain[2].contains(expected))
-            ++expected;
         ASSERT_GT(expected, lo + 16 * kSummary) << "a gap of many summary words";
-        const WindowView a = win[0].view(), b = win[1].view(), c = win[2].view();
-        ASSERT_EQ(mex_finish_summary(a, b, c, mex_probe_summary(a, b, c, lo)), expected)
+        ASSERT_EQ(t.summary_mex(lo), expected)
             << "trial " << trial << ", gap " << gap << ", run " << run;
-        ASSERT_EQ(mex_finish_portable(a, b, c, probe_first_word(a, b, c, lo)), expected);
-        for (auto& w : win) w.close();
+        ASSERT_EQ(t.portable_mex(lo), expected);
     }
 }
 
