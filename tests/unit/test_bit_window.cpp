@@ -92,6 +92,9 @@ struct ThreeWindows {
     ~ThreeWindows() {
         for (auto& w : win) w.close();
     }
+    // Owns its windows' blocks: a copy would close them twice.
+    ThreeWindows(const ThreeWindows&) = delete;
+    ThreeWindows& operator=(const ThreeWindows&) = delete;
     void put(int k, uint64_t v) {
         if (plain[k].contains(v)) return;
         win[k].insert(v);
