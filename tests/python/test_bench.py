@@ -73,8 +73,41 @@ def test_bench_strip_table_is_consistent():
         assert abs(speedup - first / wall) <= 0.03 * speedup + 0.01, line
 
 
+def test_bench_strip_against_the_table():
+    """--against-table R: R rounds, each ratio the quotient of its own round's strip and table
+    figures (wall, user + system, user), then their medians over the rounds."""
+    r = bench_strip("--rows", 160, "--cols", 65536, "--threads", "2", "--against-table", 3)
+    assert r.returncode == 0, r.stderr
+    rounds = [line for line in r.stdout.splitlines() if re.match(r"\| \d+ \| ", line)]
+    assert len(rounds) == 3, r.stdout
+    found = {"wall": [], "cpu": [], "user": []}
+    for line in rounds:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        table_s, strip_s = float(cells[1]), float(cells[2])
+        (table_cpu, table_user), (strip_cpu, strip_user) = (
+            map(float, re.match(r"([\d.]+) \(([\d.]+) \+ [\d.]+\)$", c).groups())
+            for c in (cells[4], cells[5]))
+        assert table_s > 0 and strip_s > 0 and strip_cpu > 0, line
+        for key, ratio, (a, b) in (("wall", cells[3], (table_s, strip_s)),
+                                   ("cpu", cells[6], (table_cpu, strip_cpu)),
+                                   ("user", cells[7], (table_user, strip_user))):
+            if a > 0:  # the figures are rounded to 10 ms, the ratios computed before that
+                assert abs(float(ratio) - b / a) <= 0.02 * b / a + 0.01 / a, (key, line)
+                found[key].append(float(ratio))
+            else:
+                assert ratio == "n/a", line
+    median = next(line for line in r.stdout.splitlines() if line.startswith("| median"))
+    cells = [c.strip() for c in median.strip("|").split("|")]
+    for key, cell in (("wall", cells[3]), ("cpu", cells[6]), ("user", cells[7])):
+        m, lo, hi = map(float, re.match(r"\*\*([\d.]+)\*\* \(([\d.]+)-([\d.]+)\)$", cell).groups())
+        values = sorted(found[key])
+        assert (lo, hi) == (values[0], values[-1]), (key, median)
+        assert m == values[len(values) // 2] or len(values) % 2 == 0, (key, median)
+
+
 def test_bench_strip_refuses_bad_numbers():
-    for args in (["--rows", "0"], ["--threads", "two"], ["--bogus"]):
+    for args in (["--rows", "0"], ["--threads", "two"], ["--bogus"], ["--against-table", "0"],
+                 ["--against-table", "x"]):
         r = bench_strip(*args, timeout=60)
         assert r.returncode == 2, (args, r.stderr)
         assert len(r.stderr.strip().splitlines()) == 1, r.stderr
