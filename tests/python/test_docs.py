@@ -66,6 +66,11 @@ def blocks(path):
         body = []
         i += 1
         while i < len(lines) and lines[i].strip() != "```":
+            # Text after a closing fence makes it no fence: the block would run on to the next
+            # block's opening fence and swallow the prose between them.
+            if lines[i].strip().startswith("```"):
+                raise AssertionError(f"{path.relative_to(REPO)}:{i + 1}: a fence inside the "
+                                     f"block of line {start + 1}: text after a closing ```?")
             body.append(lines[i][len(indent):] if lines[i].startswith(indent) else lines[i])
             i += 1
         if i == len(lines):
