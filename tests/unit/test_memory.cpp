@@ -182,10 +182,10 @@ double status_bytes(const std::string& field) {
 }
 
 // What the process's resident memory rose to during `run`, in bytes: its whole peak RSS where
-// `run` is the first test of the process (as ctest runs them, one a process); where earlier
-// tests ran in the same process (the test binary run whole), what they left resident is no
-// part of it: the peak since the kernel's high-water mark was set back (`5` into clear_refs)
-// less the RSS before.
+// `run` is the first test of the process (as ctest runs them, one a process) or where the
+// kernel refuses the reset below; where earlier tests ran in the same process (the test binary
+// run whole), what they left resident is no part of it: the peak since the kernel's high-water
+// mark was set back (`5` into clear_refs) less the RSS before.
 template <class Run>
 double peak_rss_of(Run run) {
     const auto& suite = *::testing::UnitTest::GetInstance();
