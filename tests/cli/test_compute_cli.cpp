@@ -248,6 +248,26 @@ TEST(CliRun, MalformedJobFiles) {
     EXPECT_NE(r.output.find("not used by any section"), std::string::npos) << r.output;
 }
 
+// A run that does not end is described and killed by the tests' wait instead of hanging the
+// test until ctest's timeout (tests/support/cli.hpp): here a run frozen by SIGSTOP.
+TEST(CliSupport, AHungRunIsDescribedAndEnded) {
+    ScratchDir dir;
+    const pid_t pid =
+        spawn_grundy("compute --rows 16384 --cols 16384 --no-output -q", dir.file("log"));
+    ASSERT_GT(pid, 0);
+    const std::string comm = "/proc/" + std::to_string(pid) + "/comm";
+    ASSERT_TRUE(wait_for(pid, [&] { return slurp(comm) == "grundy\n"; })) << slurp(comm);
+    ASSERT_EQ(::kill(pid, SIGSTOP), 0);
+    siginfo_t info{};
+    ASSERT_EQ(::waitid(P_PID, static_cast<id_t>(pid), &info, WSTOPPED | WNOWAIT), 0);
+    const std::string described = describe_process(pid);
+    EXPECT_NE(described.find("(grundy)"), std::string::npos) << described;
+    EXPECT_NE(described.find("state T"), std::string::npos) << described;
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_EQ(wait_grundy(pid, std::chrono::seconds(1)), 128 + SIGKILL);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+}
+
 // grundy runs as the user started it: no second exec with glibc's malloc tunables (the
 // engine's windows have their own allocator, engine/window_memory.cpp), so the process keeps
 // the environment it was given and its name.

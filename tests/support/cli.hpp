@@ -18,6 +18,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -120,10 +121,55 @@ inline pid_t spawn_grundy(const std::vector<std::string>& args, const std::strin
     return spawn_grundy(args, o);
 }
 
-// Waits for a process started by spawn_grundy: its exit status, or 128 + signal.
-inline int wait_grundy(pid_t pid) {
+// Whether the process still runs (it is left waitable for wait_grundy).
+inline bool still_running(pid_t pid) {
+    siginfo_t info{};
+    return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+           info.si_pid == 0;
+}
+
+// How long one run may last before wait_grundy calls it hung: far beyond any run of the suites
+// (the longest take seconds, a minute under the sanitizers), and half of ctest's limit for a
+// whole test, so that a hung run is described and ended before ctest kills the test.
+inline constexpr std::chrono::seconds kHungRun{300};
+
+// What a process is doing, from /proc: its name (the test binary's until the exec), and each
+// thread's state (R running, S sleeping, D in the kernel, T stopped) and the kernel function it
+// waits in.
+inline std::string describe_process(pid_t pid) {
+    const std::string proc = "/proc/" + std::to_string(pid);
+    std::string comm = slurp(proc + "/comm");
+    if (!comm.empty() && comm.back() == '\n') comm.pop_back();
+    std::string out = "process " + std::to_string(pid) + " (" + comm + "):";
+    std::error_code ec;
+    for (const auto& t : std::filesystem::directory_iterator(proc + "/task", ec)) {
+        const std::string stat = slurp(t.path() / "stat");
+        const size_t close = stat.rfind(')');
+        const char state =
+            close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
+        out += " thread " + t.path().filename().string() + " state " + state + " in " +
+               slurp(t.path() / "wchan") + ";";
+    }
+    return out;
+}
+
+// Waits for a process started by spawn_grundy: its exit status, or 128 + signal. A run that has
+// not ended after `limit` is described on stderr and killed (status 128 + SIGKILL), so that a
+// hang shows what hung instead of ctest's bare timeout.
+inline int wait_grundy(pid_t pid, std::chrono::seconds limit = kHungRun) {
+    if (pid <= 0) return -1;
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (still_running(pid)) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            std::fprintf(stderr, "hung run, killed after %lld s: %s\n",
+                         static_cast<long long>(limit.count()), describe_process(pid).c_str());
+            ::kill(pid, SIGKILL);
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     int raw = 0;
-    if (pid <= 0 || ::waitpid(pid, &raw, 0) != pid) return -1;
+    if (::waitpid(pid, &raw, 0) != pid) return -1;
     return WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
 }
 
@@ -147,13 +193,6 @@ inline RunResult run_grundy(const std::string& args) {
     r.output = slurp(pattern);
     ::unlink(pattern);
     return r;
-}
-
-// Whether the process still runs (it is left waitable for wait_grundy).
-inline bool still_running(pid_t pid) {
-    siginfo_t info{};
-    return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-           info.si_pid == 0;
 }
 
 // Runs the binary to its end with stdout and stderr on a terminal of its own (a pseudo-terminal,
