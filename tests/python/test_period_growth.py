@@ -45,7 +45,7 @@ def test_small_csv_worked_by_hand(tmp_path):
     assert len(octaves) == 2  # 7..15 is not whole in 8 rows
 
 
-@pytest.mark.parametrize("rows, last_run", [(2048, "394+"), (4096, "2442+")])
+@pytest.mark.parametrize("rows, last_run", [(2048, "394+"), (4096, "2442+"), (4172, "2518+")])
 def test_committed_rows_give_the_runs_of_the_largest_period(rows, last_run):
     csv = REPO / "jobs" / "results" / f"row-periods-{rows}.csv"
     r = run_script("period_growth.py", csv)
