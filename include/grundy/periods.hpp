@@ -46,9 +46,14 @@ struct PeriodsOptions {
     // Threads sweeping the strip, as a pipeline of bands of rows (the results do not depend on
     // it); 0: one. Narrow strips use fewer (at least 8 rows per thread).
     int threads = 1;
-    std::string checkpoint;                     // file for checkpoints; empty: none
-    double checkpoint_every = 300.0;            // seconds between checkpoints
-    bool resume = false;                        // continue from `checkpoint` if it exists
+    std::string checkpoint;           // file for checkpoints; empty: none
+    double checkpoint_every = 300.0;  // seconds between checkpoints
+    bool resume = false;              // continue from `checkpoint` if it exists
+    // Checkpoints without the ring (Y x L x 2 bytes: 9.7 GB at 6144 rows) but with the state of
+    // a column at least a ring length earlier, from which a resumed run sweeps the ring again
+    // (one or two ring lengths of columns: a minute or two at 6144 rows). One process, phase 1;
+    // other checkpoints keep the ring.
+    bool compact_checkpoints = false;
     const std::atomic<bool>* cancel = nullptr;  // when set: checkpoint and return Interrupted
     PeriodsProgress* progress = nullptr;
     // Memory for the per-row ring of phase 1 (which spares the second pass when the strip's

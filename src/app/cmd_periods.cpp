@@ -50,6 +50,10 @@ void describe(po::options_description& o, std::vector<std::string>&) {
          "seconds between checkpoints (a decimal number)")
         ("resume", po::bool_switch(),
          "continue from --checkpoint if it exists (else start from column 0)")
+        ("compact-checkpoints", po::bool_switch(),
+         "checkpoints without the ring of recent values (tens of MB instead of Y x L x 2 "
+         "bytes), holding instead the state of a column a ring length or two earlier, from "
+         "which --resume sweeps the ring again (one process, phase 1)")
         ("max-cols", po::value<std::string>(),
          "give up (exit status 3) if the state has not repeated within this many columns")
         ("ring-memory", po::value<std::string>()->default_value("2^30"),
@@ -142,6 +146,7 @@ PeriodsOptions parse(const po::variables_map& v) {
     if (v.count("checkpoint")) o.checkpoint = v["checkpoint"].as<std::string>();
     o.checkpoint_every = seconds_option(v, "checkpoint-every");
     o.resume = v["resume"].as<bool>();
+    o.compact_checkpoints = v["compact-checkpoints"].as<bool>();
     o.ring_budget_bytes = size_option(v, "ring-memory");
     if (v.count("max-memory")) o.max_memory = size_option(v, "max-memory", 1);
     // The library writes the files (after every checkpoint, and at the end however the run

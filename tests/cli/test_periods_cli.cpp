@@ -41,20 +41,37 @@ TEST(PeriodsCli, SigkillAtSeveralMomentsThenResume) {
     // (--checkpoint-every 0) and then a 200 ms sleep, in which the kill after the n-th checkpoint
     // lands: early and late in phase 1 and in its tail (ring), in phase 1 and before and after
     // phase 2's x0 (no ring). The layout of the blocks does not depend on the machine; only the
-    // sleep must outlast the test's wait.
+    // sleep must outlast the test's wait. With compact checkpoints (the ring swept again from a
+    // seed on resuming): seeded at column 0 (the first), at column 180 (the second) and at
+    // column 65716 (the third).
     struct Kill {
         int checkpoints;
         const char* ring;
+        bool compact = false;
     };
-    for (const Kill k : {Kill{1, "2^30"}, Kill{2, "2^30"}, Kill{3, "2^30"}, Kill{2, "0"},
-                         Kill{3, "0"}, Kill{4, "0"}}) {
-        const std::string tag = std::to_string(k.checkpoints) + "_" + k.ring;
+    for (const Kill k :
+         {Kill{1, "2^30"}, Kill{2, "2^30"}, Kill{3, "2^30"}, Kill{2, "0"}, Kill{3, "0"},
+          Kill{4, "0"}, Kill{1, "2^30", true}, Kill{2, "2^30", true}, Kill{3, "2^30", true}}) {
+        const std::string tag =
+            std::to_string(k.checkpoints) + "_" + k.ring + (k.compact ? "_compact" : "");
         const std::string ck = tmp / ("ck" + tag);
         const std::string csv = tmp / ("out" + tag + ".csv");
-        const pid_t pid =
-            spawn_grundy({"periods", "--rows", rows, "--checkpoint", ck, "--checkpoint-every", "0",
-                          "--test-delay-us", "200000", "--csv", csv, "-q", "--ring-memory", k.ring},
-                         tmp / "log");
+        std::vector<std::string> args = {"periods",
+                                         "--rows",
+                                         rows,
+                                         "--checkpoint",
+                                         ck,
+                                         "--checkpoint-every",
+                                         "0",
+                                         "--test-delay-us",
+                                         "200000",
+                                         "--csv",
+                                         csv,
+                                         "-q",
+                                         "--ring-memory",
+                                         k.ring};
+        if (k.compact) args.push_back("--compact-checkpoints");
+        const pid_t pid = spawn_grundy(args, tmp / "log");
         ASSERT_TRUE(wait_for_rewrites(pid, ck, k.checkpoints))
             << "fewer than " << k.checkpoints << " checkpoints written, ring " << k.ring << ": "
             << slurp(tmp / "log");
@@ -65,13 +82,16 @@ TEST(PeriodsCli, SigkillAtSeveralMomentsThenResume) {
         // The CSV written after the last checkpoint or the one before (the kill may land between
         // the two files): the rows certified by then.
         if (fs::exists(csv)) expect_certified_prefix(csv, tmp / "ref.csv", 90);
+        if (k.compact) {
+            EXPECT_LT(fs::file_size(ck), 90u * 24576 * 2 / 100) << tag;
+        }
         ASSERT_EQ(run_grundy({"periods", "--rows", rows, "--checkpoint", ck, "--resume", "--csv",
                               csv, "-q", "--ring-memory", k.ring},
                              tmp / "log"),
                   0)
             << slurp(tmp / "log");
-        EXPECT_EQ(slurp(csv), ref)
-            << "killed after checkpoint " << k.checkpoints << ", ring " << k.ring;
+        EXPECT_EQ(slurp(csv), ref) << "killed after checkpoint " << k.checkpoints << ", ring "
+                                   << k.ring << (k.compact ? ", compact" : "");
     }
 }
 
@@ -237,10 +257,11 @@ TEST(PeriodsCli, CorruptOrMismatchedCheckpointExit2) {
     EXPECT_NE(slurp(tmp / "log2").find("--rows 100"), std::string::npos) << slurp(tmp / "log2");
     // A checkpoint of another format version, older (1: before the settled rows and the ranks'
     // parts, no longer read) or newer than this program: refused in one line, exit status 2.
-    // (Versions 2 to 5 load: this build writes version 5, c0b5794 and the builds before it
-    // since the ranks' parts version 4, so a long run resumes across them.)
+    // (Versions 2 to 6 load: this build writes version 6, the builds before the compact form
+    // version 5, c0b5794 and the builds before it since the ranks' parts version 4, so a long
+    // run resumes across them.)
     std::string data = slurp(ck);
-    for (const uint32_t version : {1u, 6u}) {
+    for (const uint32_t version : {1u, 7u}) {
         std::string other = data;
         std::memcpy(other.data() + 8, &version, 4);
         const std::string other_ck = tmp / ("ck_v" + std::to_string(version));

@@ -5,6 +5,7 @@
 //   second_pass.cpp      phase 2: the second sweep when the ring cannot give the preperiods
 //   collect_rows.cpp     each row's exact period, preperiod and block; with ranks, gathered
 //   final_rows.cpp       the rows certified before the whole strip, written as the run goes
+//   ring_seed.cpp        compact checkpoints: a seed state instead of the ring
 //   run_control.cpp      the observer, stops and checkpoints after every block (RunControl)
 //   search_progress.cpp  what the progress printer sees (report, SettleGrowth)
 //
@@ -60,6 +61,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -103,6 +105,12 @@ class Certification {
     void resettle();
     void show_settled();
 
+    // ring_seed.cpp: compact checkpoints, their seeds kept as the run goes and the ring swept
+    // again from one on resuming
+    void keep_seed(uint64_t end);
+    void drop_seeds();
+    void regrow_ring();
+
     // second_pass.cpp
     void start_second_pass();
     bool second_pass();
@@ -137,6 +145,8 @@ class Certification {
     // The sub-strips that repeated in this block: (rows, the repeat's first column), in order.
     std::vector<std::pair<uint64_t, uint64_t>> block_settles_;
     uint64_t unrecorded_rows_ = 0;  // in this block (rows_repeating_in_ring)
+    // compact checkpoints: states after block ends, half a ring length apart (ring_seed.cpp)
+    std::deque<std::shared_ptr<const StripSnapshot>> seeds_;
     SettleGrowth growth_;
 };
 

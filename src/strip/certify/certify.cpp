@@ -33,6 +33,8 @@ void check_periods_options(const PeriodsOptions& o) {
         throw ArgumentError("{ring_memory} must be at most 2^40 bytes, got " +
                             std::to_string(o.ring_budget_bytes));
     if (o.resume && o.checkpoint.empty()) throw ArgumentError("{resume} needs {checkpoint} FILE");
+    if (o.compact_checkpoints && o.checkpoint.empty())
+        throw ArgumentError("{compact_checkpoints} needs {checkpoint} FILE");
     if (!mex_kernel_supported(o.kernel))
         throw ArgumentError(std::string("this CPU cannot run the ") + mex_kernel_name(o.kernel) +
                             " mex kernel ({kernel})");
@@ -109,6 +111,9 @@ RunResult certify_row_periods(const PeriodsOptions& o, const RunHooks& hooks) {
     if (hooks.link) refusal = hooks.link->first_error(refusal);
     if (!refusal.empty()) throw MemoryError(refusal);
     check_files(o);
+    if (hooks.link && o.compact_checkpoints)
+        throw ArgumentError(
+            "{compact_checkpoints} is for one process: each rank's part keeps its ring");
     if (!hooks.link) return Certification(o, hooks).run();
     // Before the sweep the ranks agree on every refusal (Certification::load); after it starts, a
     // failure of one rank ends the job, or the others would wait for it for ever.
@@ -139,6 +144,10 @@ Certification::Certification(const PeriodsOptions& o, const RunHooks& hooks)
     p_.end_row = plan_.part().hi;
     if (o.resume && fs::exists(o.checkpoint)) {
         load();
+        if (p_.seed)
+            regrow_ring();
+        else if (o.compact_checkpoints && !p_.strip.words.empty() && p_.phase == 1)
+            seeds_.push_back(std::make_shared<const StripSnapshot>(p_.strip));
         result_.resumed = true;
         if (o.progress && !p_.strip.words.empty())
             o.progress->checkpoint_column.store(p_.strip.column + 1);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string_view>
 
 #include "base/atomic_file.hpp"
@@ -20,9 +21,10 @@ namespace fs = std::filesystem;
 
 constexpr char kMagic[8] = {'G', 'R', 'U', 'N', 'D', 'Y', 'P', 'K'};
 // Version 3 added the settled rows, version 4 the rows of a rank's part (rank_link.hpp), version 5
-// phase 2's rows certified in phase 1, which its ring leaves out; a version 2 file reads as one
-// with none settled yet, 2 and 3 as all rows of one process, and 2 to 4 with every row ringed.
-constexpr uint32_t kVersion = 5;
+// phase 2's rows certified in phase 1, which its ring leaves out, version 6 the compact form (a
+// seed state instead of the ring); a version 2 file reads as one with none settled yet, 2 and 3
+// as all rows of one process, 2 to 4 with every row ringed, and 2 to 5 with the ring.
+constexpr uint32_t kVersion = 6;
 // The first line of a manifest (checkpoint.hpp).
 constexpr char kManifestMagic[] = "grundy periods checkpoint manifest";
 // Version 2 added each rank's rows (version 1 manifests had a fixed cut, now gone).
@@ -90,9 +92,10 @@ uLong crc_of(uLong c, const char* data, uint64_t n) {
 }
 
 // The ring's values in the file: the rows it holds (SearchState::rows_in_ring) of every ring
-// column, whatever room the ring has for other rows (SearchState::ring_first).
+// column, whatever room the ring has for other rows (SearchState::ring_first); none in the
+// compact form (SearchState::seed).
 uint64_t ring_values(const SearchState& p) {
-    return p.ring_len ? (p.end_row - p.rows_in_ring()) * p.ring_len : 0;
+    return p.ring_len && !p.seed ? (p.end_row - p.rows_in_ring()) * p.ring_len : 0;
 }
 
 // The blocks of the rows phase 1 certified, carried in phase 2 only (search_state.hpp), as 16-bit
@@ -132,8 +135,9 @@ void for_each_ring_piece(const SearchState& p, Write&& write) {
 std::string encode_head(const SearchState& p, uint64_t block_values) {
     std::string body;
     put64(body, p.phase);
-    put64(body, p.strip.words.empty() ? kNone : p.strip.column);
-    put_words(body, p.strip.words);
+    put64(body, p.seed ? 1 : 0);  // the form: 1 compact
+    put64(body, p.strip.words.empty() && !p.seed ? kNone : p.strip.column);
+    put_words(body, p.seed ? std::vector<uint64_t>{} : p.strip.words);
     put64(body, p.has_saved ? p.saved.column : kNone);
     put64(body, p.power);
     put_words(body, p.has_saved ? p.saved.words : std::vector<uint64_t>{});
@@ -156,7 +160,28 @@ std::string encode_head(const SearchState& p, uint64_t block_values) {
             put64(body, p.final_rows[y].periodicity->period);
     put64(body, block_values);
     put64(body, ring_values(p));
+    if (p.seed) {
+        put64(body, p.seed->words.empty() ? kNone : p.seed->column);
+        put_words(body, p.seed->words);
+        put64(body, state_crc(p.strip.words));
+    }
     return body;
+}
+
+// The compact form's tail of the head (version 6): the seed, checked as far as the file can say
+// (a state of this strip at least a ring length before the live one, in phase 1 of one process).
+void read_seed(Reader& r, SearchState& p, uint64_t rows, uint64_t state_words,
+               const std::string& bad) {
+    const uint64_t column = r.u64();
+    auto seed = std::make_shared<StripSnapshot>();
+    seed->rows = rows;
+    seed->column = column;
+    seed->words = r.words(column == kNone ? 0 : state_words);
+    p.strip_check = static_cast<uint32_t>(r.u64());
+    if (p.phase != 1 || p.ring_len == 0 || p.first_row != 0 || p.end_row != rows ||
+        p.strip.column == kNone || (column != kNone && column + p.ring_len > p.strip.column))
+        throw Error(bad + "is corrupt (seed)");
+    p.seed = std::move(seed);
 }
 
 // Phase 2's rows certified in phase 1 (version 5): at most the unringed rows, each with a period,
@@ -217,6 +242,11 @@ void read_settled(Reader& r, SearchState& p, uint64_t rows, const std::string& b
 
 }  // namespace
 
+uint32_t state_crc(const std::vector<uint64_t>& words) {
+    return static_cast<uint32_t>(crc_of(
+        crc32(0, nullptr, 0), reinterpret_cast<const char*>(words.data()), words.size() * 8));
+}
+
 void write_checkpoint(const std::string& path, const SearchState& p, uint64_t rows,
                       const std::function<void()>& before_commit) {
     const std::vector<uint16_t> blocks = final_blocks(p);
@@ -273,7 +303,7 @@ SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t sta
     const uint64_t file_size = fs::file_size(path, ec);
     if (ec || file_size != size + 32) throw Error(bad + "is truncated (corrupt)");
     // Everything but the ring is small: read it, parse it, then read the ring into its buffer.
-    const uint64_t head_max = std::min<uint64_t>(size, 64 + 16 * (state_words + 3 * rows + 8));
+    const uint64_t head_max = std::min<uint64_t>(size, 64 + 16 * (state_words + 3 * rows + 16));
     std::string head(head_max, '\0');
     if (!in.read(head.data(), static_cast<std::streamsize>(head_max)))
         throw Error(bad + "is truncated (corrupt)");
@@ -282,9 +312,11 @@ SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t sta
     const uint64_t phase = r.u64();
     if (phase != 1 && phase != 2) throw Error(bad + "is corrupt (phase)");
     p.phase = static_cast<uint32_t>(phase);
+    const uint64_t form = version >= 6 ? r.u64() : 0;
+    if (form > 1) throw Error(bad + "is corrupt (form)");
     const uint64_t column = r.u64();
     p.strip.rows = rows;
-    p.strip.words = r.words(column == kNone ? 0 : state_words);
+    p.strip.words = r.words(column == kNone || form == 1 ? 0 : state_words);
     p.strip.column = column;
     const uint64_t saved_column = r.u64();
     p.power = r.u64();
@@ -308,13 +340,15 @@ SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t sta
     uint64_t block_values = 0;
     if (version >= 5) read_final_rows(r, p, rows, block_values, bad);
     const uint64_t n = r.u64();
+    if (form == 1) read_seed(r, p, rows, state_words, bad);
     // The ring's size without overflow: a damaged ring_len must not wrap rows * ring_len and
     // n * 2 into values that match the file, then ask for an impossible allocation.
     uint64_t ring_size = 0;
     const uint64_t rest = (size - std::min(size, r.at)) / 2;
     if (__builtin_mul_overflow(end_row - p.rows_in_ring(), p.ring_len, &ring_size) ||
-        n != ring_size || n > rest || block_values > rest || (p.found && p.period == 0) ||
-        (p.phase == 2 && !p.found) || r.at + n * 2 + block_values * 2 != size)
+        n != (p.seed ? 0 : ring_size) || n > rest || block_values > rest ||
+        (p.found && p.period == 0) || (p.phase == 2 && !p.found) ||
+        r.at + n * 2 + block_values * 2 != size)
         throw Error(bad + "is corrupt (sizes)");
     uLong c = crc_of(crc32(0, nullptr, 0), head.data(), r.at);
     p.ring.assign(n);

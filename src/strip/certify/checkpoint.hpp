@@ -22,6 +22,9 @@ void write_checkpoint(const std::string& path, const SearchState& p, uint64_t ro
 SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t state_words,
                             uint64_t first_row, uint64_t end_row);
 
+// The CRC-32 of a state's words: what a compact checkpoint keeps of its live state.
+uint32_t state_crc(const std::vector<uint64_t>& words);
+
 // A run of several ranks (rank_link.hpp) checkpoints into one part per rank,
 // rank_part_path(F, r, column), all at the same column, and then the manifest F naming that
 // column, written last and atomically: the commit point. A part is removed only once a newer

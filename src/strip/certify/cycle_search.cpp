@@ -76,6 +76,7 @@ bool Certification::search_cycle() {
         plan_.rebalance(*strip_, p_, settled_);
         report(o_.progress, 1, end, p_.found ? p_.x0 + p_.ring_len + 1 : 0,
                p_.has_saved ? p_.saved.column : p_.x0, *strip_);
+        keep_seed(end);
         if (control_.after_block(p_, *strip_, result_, processed)) return false;
     }
 }

@@ -87,6 +87,12 @@ struct SearchState {
     // column the repeat that settled them began at (the compared state's).
     uint64_t settled_rows = 0, settled_period = 0;
     std::vector<std::pair<uint64_t, uint64_t>> settled_since;
+    // Compact checkpoints (PeriodsOptions::compact_checkpoints): the state after seed->column,
+    // a ring length or more before strip.column, from which a resumed run sweeps the ring
+    // again (ring_seed.cpp); no words: from column 0. Set, the file holds neither the ring nor
+    // strip.words, only strip_check, the CRC-32 of those words, which the sweep must reach.
+    std::shared_ptr<const StripSnapshot> seed;
+    uint32_t strip_check = 0;
     // Rows 0..final_rows.size()-1, certified before the whole strip (final_rows.cpp), on the
     // process that has them (rank 0 with ranks). Checkpoints carry them in phase 2 only: in
     // phase 1 the ring gives them again.

@@ -17,6 +17,7 @@ void Certification::start_second_pass() {
     uint64_t certified = p_.final_rows.size();
     if (plan_.link()) certified = plan_.link()->max_of(certified);  // rank 0's
     p_.phase = 2;
+    drop_seeds();
     // A fresh strip from column 0 without settled rows: the first cut is the balanced one.
     if (plan_.link()) {
         plan_.reset();
