@@ -133,6 +133,19 @@ inline bool still_running(pid_t pid) {
 // whole test, so that a hung run is described and ended before ctest kills the test.
 inline constexpr std::chrono::seconds kHungRun{300};
 
+// The fields of a /proc/PID/stat or /proc/PID/task/TID/stat file from the third on (the state,
+// then the parent, ...: field n at index n - 3), after the ")" that ends the name, which may hold
+// spaces and parentheses itself; none for a file that is gone (the process ended).
+inline std::vector<std::string> stat_fields(const std::string& path) {
+    const std::string stat = slurp(path);
+    const size_t close = stat.rfind(')');
+    std::vector<std::string> fields;
+    if (close == std::string::npos) return fields;
+    std::istringstream in(stat.substr(close + 1));
+    for (std::string field; in >> field;) fields.push_back(field);
+    return fields;
+}
+
 // What a process is doing, from /proc: its name (the test binary's until the exec), and each
 // thread's state (R running, S sleeping, D in the kernel, T stopped) and the kernel function it
 // waits in.
@@ -143,10 +156,8 @@ inline std::string describe_process(pid_t pid) {
     std::string out = "process " + std::to_string(pid) + " (" + comm + "):";
     std::error_code ec;
     for (const auto& t : std::filesystem::directory_iterator(proc + "/task", ec)) {
-        const std::string stat = slurp(t.path() / "stat");
-        const size_t close = stat.rfind(')');
-        const char state =
-            close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
+        const std::vector<std::string> fields = stat_fields(t.path() / "stat");
+        const std::string state = fields.empty() ? "?" : fields[0];
         out += " thread " + t.path().filename().string() + " state " + state + " in " +
                slurp(t.path() / "wchan") + ";";
     }
@@ -278,16 +289,11 @@ inline bool wait_for_cpu_time(pid_t pid, int sig, unsigned ms) {
         if (at == std::string::npos) return false;
         const unsigned long long caught = std::stoull(status.substr(at + 7), nullptr, 16);
         if (!((caught >> (sig - 1)) & 1)) return false;
-        // /proc/PID/stat: utime and stime are fields 14 and 15, after the ")" of the name.
-        const std::string stat = slurp(proc + "/stat");
-        std::istringstream in(stat.substr(stat.rfind(')') + 2));
-        std::string field;
-        unsigned long long utime = 0, stime = 0;
-        for (int i = 3; i <= 15 && in >> field; ++i) {
-            if (i == 14) utime = std::stoull(field);
-            if (i == 15) stime = std::stoull(field);
-        }
-        return (utime + stime) * 1000 >= static_cast<unsigned long long>(ms) * ticks_per_s;
+        // utime and stime: fields 14 and 15.
+        const std::vector<std::string> fields = stat_fields(proc + "/stat");
+        if (fields.size() < 13) return false;
+        const unsigned long long used = std::stoull(fields[14 - 3]) + std::stoull(fields[15 - 3]);
+        return used * 1000 >= static_cast<unsigned long long>(ms) * ticks_per_s;
     });
 }
 
