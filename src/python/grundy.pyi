@@ -135,7 +135,8 @@ class Certificate:
 def certify_row_periods(rows: int, *, threads: int = 1, checkpoint: PathLike | None = None,
                         max_cols: int = 0, progress: Progress = False,
                         csv: PathLike | None = None, output: PathLike | None = None,
-                        force: bool = False, max_memory: int | None = None) -> Certificate: ...
+                        force: bool = False, max_memory: int | None = None,
+                        compact_checkpoints: bool = False) -> Certificate: ...
 
 # ---- perfect play ------------------------------------------------------------------------------
 

@@ -27,7 +27,7 @@ const char* status_name(PeriodsResult::Status s) {
 
 PeriodsResult certify(py::handle rows, py::handle threads, py::object checkpoint_object,
                       py::handle max_cols, py::object progress, py::object csv, py::object output,
-                      bool force, py::handle max_memory) {
+                      bool force, py::handle max_memory, bool compact_checkpoints) {
     PeriodsOptions o;
     // Ranges are checked by the library (check_periods_options), as for the CLI.
     o.rows = whole_number(rows, "rows", 0, ~uint64_t{0});
@@ -44,6 +44,7 @@ PeriodsResult certify(py::handle rows, py::handle threads, py::object checkpoint
     if (!csv.is_none()) o.csv = path_arg(csv, "csv");
     if (!output.is_none()) o.output = path_arg(output, "output");
     o.force = force;
+    o.compact_checkpoints = compact_checkpoints;
     if (!max_memory.is_none())
         o.max_memory = whole_number(max_memory, "max_memory", 1, ~uint64_t{0});
     std::atomic<bool> cancel{false};
@@ -128,8 +129,8 @@ state_bits, seconds, threads, kernel, second_pass.)")
         "certify_row_periods", &certify, py::arg("rows"), py::kw_only(), py::arg("threads") = 1,
         py::arg("checkpoint") = py::none(), py::arg("max_cols") = 0, py::arg("progress") = false,
         py::arg("csv") = py::none(), py::arg("output") = py::none(), py::arg("force") = false,
-        py::arg("max_memory") = py::none(),
-        R"(certify_row_periods(rows, *, threads=1, checkpoint=None, max_cols=0, progress=False, csv=None, output=None, force=False, max_memory=None) -> Certificate
+        py::arg("max_memory") = py::none(), py::arg("compact_checkpoints") = false,
+        R"(certify_row_periods(rows, *, threads=1, checkpoint=None, max_cols=0, progress=False, csv=None, output=None, force=False, max_memory=None, compact_checkpoints=False) -> Certificate
 
 Certified row periods of rows 0..rows-1 (`grundy periods`): the strip is swept column by column
 in O(rows^2) bits until its relative state repeats, which proves g(x + P, y) = g(x, y) + P for
@@ -142,6 +143,9 @@ expected column and the ETA. csv, output: a row-periods CSV and an HDF5 file
 (/analysis/row_periods), written after every checkpoint and when the run ends, however it ends (Ctrl-C too): every row, those certified so far with their
 periods, the others undetermined (`grundy periods`). force: overwrite an existing output (a
 run resumed from its checkpoint replaces its own stopped output without it).
+compact_checkpoints: checkpoints without the ring of recent values (rows x L x 2 bytes), with
+the state of a column one or two ring lengths back instead, from which a resumed run sweeps
+the ring again (`grundy periods --compact-checkpoints`).
 
 The GIL is released; Ctrl-C stops the run (saving the checkpoint) and raises
 KeyboardInterrupt. ValueError for bad arguments, OSError for a checkpoint that cannot be

@@ -294,6 +294,26 @@ def test_certification_gives_up_after_max_cols_and_checkpoints(tmp_path):
     assert first.certified and [r.period for r in first.rows[:5]] == [1, 3, 3, 6, 12]
 
 
+def test_compact_checkpoints_resume_to_the_same_rows(tmp_path):
+    """A run stopped at max_cols with compact checkpoints (no ring in the file), then resumed
+    twice: the file is a small fraction of the ring (100 rows x 24576 columns x 2 bytes), and
+    the rows are those of a run that never stopped."""
+    whole = grundy.certify_row_periods(100, threads=2)
+    path = tmp_path / "strip.ckpt"
+    for stop in (70000, 140000):
+        cert = grundy.certify_row_periods(100, threads=2, checkpoint=path, max_cols=stop,
+                                          compact_checkpoints=True)
+        assert cert.status == "not_certified"
+        assert path.stat().st_size < 100 * 24576 * 2 // 100
+    resumed = grundy.certify_row_periods(100, threads=2, checkpoint=path,
+                                         compact_checkpoints=True)
+    assert resumed.certified and (resumed.x0, resumed.period) == (whole.x0, whole.period)
+    assert [(r.preperiod, r.period) for r in resumed.rows] == \
+        [(r.preperiod, r.period) for r in whole.rows]
+    with pytest.raises(ValueError, match="compact_checkpoints"):
+        grundy.certify_row_periods(8, compact_checkpoints=True)
+
+
 def test_stopped_certification_keeps_the_settled_rows(tmp_path):
     # Stopped at max_cols: the rows that settled, certified, in the result and in the files.
     csv, h5 = tmp_path / "p.csv", tmp_path / "p.h5"
