@@ -12,11 +12,13 @@
 #include "grundy/periods.hpp"
 #include "strip/certify/checkpoint.hpp"
 #include "strip/sweep/strip.hpp"
+#include "support/periods_results.hpp"
 
 namespace grundy {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::expect_same_certificate;
 
 // 100 rows: x0 = 177944, P = 12288, a ring of L = 24576 columns (one pass); blocks end at
 // columns 201, 65737, 131273 and 196809 (strip_config.hpp: kBlockColumns).
@@ -33,31 +35,33 @@ strip::SearchState load(const fs::path& ck) {
                                   strip::Strip(kRows, MexKernel::Auto).state_words(), 0, kRows);
 }
 
-void expect_same_rows(const PeriodsResult& r, const PeriodsResult& ref) {
-    EXPECT_EQ(r.x0, ref.x0);
-    EXPECT_EQ(r.period, ref.period);
-    ASSERT_EQ(r.rows.size(), ref.rows.size());
-    for (size_t y = 0; y < ref.rows.size(); ++y) {
-        ASSERT_TRUE(r.rows[y].periodicity && ref.rows[y].periodicity) << y;
-        EXPECT_EQ(r.rows[y].periodicity->preperiod, ref.rows[y].periodicity->preperiod) << y;
-        EXPECT_EQ(r.rows[y].periodicity->period, ref.rows[y].periodicity->period) << y;
-        EXPECT_EQ(r.rows[y].block, ref.rows[y].block) << y;
-    }
+// A whole run, never stopped.
+PeriodsResult whole_run(int threads) {
+    PeriodsOptions o;
+    o.rows = kRows;
+    o.threads = threads;
+    return certify_row_periods(o);
+}
+
+// Compact checkpoints to `ck`, written only when the run stops (max_cols).
+PeriodsOptions compact_options(const fs::path& ck, int threads) {
+    PeriodsOptions o;
+    o.rows = kRows;
+    o.threads = threads;
+    o.checkpoint = ck.string();
+    o.checkpoint_every = 1e9;
+    o.compact_checkpoints = true;
+    return o;
 }
 
 // Stops at columns before the first ring length (seeded at column 0), just past it, with rows
 // settled, and in the tail after the certificate; each resumes the last one's compact file.
 TEST(CompactCheckpoints, StoppedRunsResumeToTheSameResultsInSmallFiles) {
-    PeriodsOptions o;
-    o.rows = kRows;
-    o.threads = 2;
-    const PeriodsResult whole = certify_row_periods(o);
+    const fs::path ck = scratch("grundy_compact");
+    PeriodsOptions o = compact_options(ck, 2);
+    const PeriodsResult whole = whole_run(2);
     ASSERT_EQ(whole.status, PeriodsResult::Status::Certified);
     ASSERT_EQ(whole.ring_len, 24576u);
-    const fs::path ck = scratch("grundy_compact");
-    o.checkpoint = ck.string();
-    o.checkpoint_every = 1e9;
-    o.compact_checkpoints = true;
     o.resume = true;
     uint64_t last_rows = 0;
     for (const uint64_t stop : {20000, 30000, 100000, 150000, 180000, 190000}) {
@@ -90,20 +94,17 @@ TEST(CompactCheckpoints, StoppedRunsResumeToTheSameResultsInSmallFiles) {
     const PeriodsResult resumed = certify_row_periods(o);
     ASSERT_EQ(resumed.status, PeriodsResult::Status::Certified);
     EXPECT_TRUE(resumed.resumed);
-    expect_same_rows(resumed, whole);
+    expect_same_certificate(resumed, whole);
     fs::remove(ck);
 }
 
 // A checkpoint with its ring, resumed with compact checkpoints, seeds them from the state it
 // resumed: its next checkpoint, a ring length later, is compact, and the run ends the same.
 TEST(CompactCheckpoints, AFullCheckpointResumedWritesCompactOnes) {
-    PeriodsOptions o;
-    o.rows = kRows;
-    o.threads = 1;
-    const PeriodsResult whole = certify_row_periods(o);
     const fs::path ck = scratch("grundy_compact_full");
-    o.checkpoint = ck.string();
-    o.checkpoint_every = 1e9;
+    PeriodsOptions o = compact_options(ck, 1);
+    const PeriodsResult whole = whole_run(1);
+    o.compact_checkpoints = false;
     o.resume = true;
     o.max_cols = 70000;
     certify_row_periods(o);
@@ -118,20 +119,15 @@ TEST(CompactCheckpoints, AFullCheckpointResumedWritesCompactOnes) {
     ASSERT_TRUE(s.seed);
     EXPECT_EQ(s.seed->column, 79999u);
     o.max_cols = 0;
-    expect_same_rows(certify_row_periods(o), whole);
+    expect_same_certificate(certify_row_periods(o), whole);
     fs::remove(ck);
 }
 
 // A compact file whose recorded state is not the one its seed leads to (here: the CRC of no
 // words) is refused when the ring has been swept again, with the file named.
 TEST(CompactCheckpoints, AStateTheSeedDoesNotReachIsRefused) {
-    PeriodsOptions o;
-    o.rows = kRows;
-    o.threads = 2;
     const fs::path ck = scratch("grundy_compact_bad");
-    o.checkpoint = ck.string();
-    o.checkpoint_every = 1e9;
-    o.compact_checkpoints = true;
+    PeriodsOptions o = compact_options(ck, 2);
     o.max_cols = 100000;
     certify_row_periods(o);
     strip::SearchState s = load(ck);

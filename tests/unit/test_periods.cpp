@@ -31,11 +31,13 @@
 #include "strip/strip_config.hpp"
 #include "strip/sweep/strip.hpp"
 #include "support/kernel_builds.hpp"
+#include "support/periods_results.hpp"
 
 namespace grundy {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::expect_same_certificate;
 
 PeriodsResult certify(uint64_t rows) {
     PeriodsOptions o;
@@ -377,21 +379,6 @@ TEST(PeriodsThreads, Rows256MatchTheCommittedResult) {
     }
 }
 
-// certify_row_periods with 1, 2 and 3 threads: the same certificate and rows, through the
-// one-pass route and the two-pass one (no ring).
-// The same certificate and the same rows, blocks included.
-void expect_same_certificate(const PeriodsResult& r, const PeriodsResult& ref) {
-    EXPECT_EQ(r.x0, ref.x0);
-    EXPECT_EQ(r.period, ref.period);
-    ASSERT_EQ(r.rows.size(), ref.rows.size());
-    for (size_t y = 0; y < ref.rows.size(); ++y) {
-        ASSERT_TRUE(r.rows[y].periodicity && ref.rows[y].periodicity) << y;
-        EXPECT_EQ(r.rows[y].periodicity->preperiod, ref.rows[y].periodicity->preperiod) << y;
-        EXPECT_EQ(r.rows[y].periodicity->period, ref.rows[y].periodicity->period) << y;
-        EXPECT_EQ(r.rows[y].block, ref.rows[y].block) << y;
-    }
-}
-
 // A run stopped while rows are settled keeps them in its checkpoint (their periodicity was
 // proved before it), and the resumed run, settled from the start, ends with the same results as
 // a run without a stop.
@@ -466,6 +453,8 @@ TEST(PeriodsThreads, ObserverSeesTheProductionBlocks) {
     EXPECT_LT(columns, r.columns_swept);
 }
 
+// certify_row_periods with 1, 2 and 3 threads: the same certificate and rows, through the
+// one-pass route and the two-pass one (no ring).
 TEST(PeriodsThreads, CertificatesAgree) {
     for (uint64_t ring : {uint64_t{1} << 30, uint64_t{0}}) {
         PeriodsOptions o;
