@@ -55,13 +55,35 @@ uint32_t Strip::settled_mismatch(const std::vector<uint64_t>& words, uint64_t x)
     return kNoMismatch;
 }
 
-// The settled rows' words of the state after column x, into `words` (state_words() of them).
+// The settled rows' words of the state after column x, into `words` (state_words() of them):
+// settled_segment's bits, read off the ring a column at a time. A row's segment spans 3y
+// columns, whose values lie a ring column (2Y bytes) apart, so segment by segment every value
+// was a cache miss of its own: 0.26 s a state for 4172 settled rows of 6144 in a test of that
+// access alone, against 0.012 s for the same values read column by column.
 void Strip::settled_words(uint64_t x, std::vector<uint64_t>& words) const {
-    std::vector<uint64_t> seg_words;
-    for (const Segment& seg : layout_) {
-        if (!is_settled(seg)) continue;
-        settled_segment(seg, x, seg_words);
-        std::copy(seg_words.begin(), seg_words.end(), words.begin() + seg.offset);
+    const uint64_t m = settled_.rows;
+    for (const Segment& seg : layout_)
+        if (is_settled(seg))
+            std::fill_n(words.begin() + static_cast<int64_t>(seg.offset), (seg.bits + 63) / 64, 0);
+    if (m == 0) return;
+    // layout_ holds rows_ - 1 .. 1, each row's segment then its diagonal's (Strip::Strip).
+    const auto set = [&](uint64_t index, int64_t bit) {
+        const Segment& seg = layout_[index];
+        if (bit >= 0 && bit < static_cast<int64_t>(seg.bits))
+            words[seg.offset + static_cast<uint64_t>(bit) / 64] |= uint64_t{1} << (bit % 64);
+    };
+    const auto row_segment = [&](uint64_t y) { return 2 * (rows_ - 1 - y); };
+    // Column x - k: row y's segment holds its value if k <= 3y (bit d - k - 1, d its ring
+    // value), and the diagonal through (x, y - 1) the value of row y - 1 - k (bit d + k), for
+    // y <= m (the diagonals below a settled row) that enter a row of the strip.
+    const uint64_t diagonals = std::min(m, rows_ - 1);
+    for (uint64_t k = 0; k <= std::min(x, 3 * (m - 1)); ++k) {
+        const uint16_t* d = settled_.values + ((x - k) % settled_.length) * settled_.stride;
+        const auto ik = static_cast<int64_t>(k);
+        for (uint64_t y = std::max<uint64_t>(1, (k + 2) / 3); y < m; ++y)
+            set(row_segment(y), static_cast<int64_t>(d[y]) - ik - 1);
+        for (uint64_t r = 0; r + k + 1 <= diagonals; ++r)
+            set(row_segment(r + k + 1) + 1, static_cast<int64_t>(d[r]) + ik);
     }
 }
 
@@ -99,10 +121,13 @@ void Strip::snapshot(StripSnapshot& out) const {
     out.rows = rows_;
     out.column = x;
     out.words.assign(state_words_, 0);
-    for_each_state_word(own_segments_, x, [&](uint64_t i, uint64_t word) {
-        out.words[i] = word;
-        return true;
-    });
+    for (const uint32_t i : own_segments_)
+        if (!is_settled(layout_[i]))
+            for_each_segment_word(layout_[i], x, [&](uint64_t w, uint64_t word) {
+                out.words[w] = word;
+                return true;
+            });
+    settled_words(x, out.words);  // only rank 0 has settled rows, all of them its own
 }
 
 // Band's part of snapshot() after column x, as the band leaves that column: the words of its
