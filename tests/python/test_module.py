@@ -15,12 +15,9 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import PYTHON, p_positions, reference_table
+from conftest import PYTHON, import_grundy, p_positions, reference_table
 
-if os.environ.get("GRUNDY_REQUIRE_MODULE") == "1":
-    import grundy
-else:
-    grundy = pytest.importorskip("grundy")
+grundy = import_grundy()
 
 
 # ---- tables into numpy arrays -------------------------------------------------------------------

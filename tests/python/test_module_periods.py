@@ -6,18 +6,14 @@ scripts/test puts build/python on PYTHONPATH and sets GRUNDY_REQUIRE_MODULE=1, s
 does not build or import fails the run; elsewhere these tests are skipped without it.
 """
 
-import os
 
 import h5py
 import numpy as np
 import pytest
 
-from conftest import certified_prefix, committed_rows
+from conftest import certified_prefix, committed_rows, import_grundy
 
-if os.environ.get("GRUNDY_REQUIRE_MODULE") == "1":
-    import grundy
-else:
-    grundy = pytest.importorskip("grundy")
+grundy = import_grundy()
 
 
 def test_certified_rows_equal_the_row_periods_of_an_array():

@@ -7,16 +7,14 @@ does not build or import fails the run; elsewhere these tests are skipped withou
 """
 
 import math
-import os
 import random
 
 import numpy as np
 import pytest
 
-if os.environ.get("GRUNDY_REQUIRE_MODULE") == "1":
-    import grundy
-else:
-    grundy = pytest.importorskip("grundy")
+from conftest import import_grundy
+
+grundy = import_grundy()
 
 
 # ---- perfect play --------------------------------------------------------------------------------
