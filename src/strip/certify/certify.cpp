@@ -144,9 +144,9 @@ Certification::Certification(const PeriodsOptions& o, const RunHooks& hooks)
     p_.end_row = plan_.part().hi;
     if (o.resume && fs::exists(o.checkpoint)) {
         load();
-        if (p_.seed)
-            regrow_ring();
-        else if (o.compact_checkpoints && !p_.strip.words.empty() && p_.phase == 1)
+        if (p_.seed) regrow_ring();
+        // The state resumed is the first seed of the compact checkpoints to come (ring_seed.cpp).
+        if (o.compact_checkpoints && !p_.strip.words.empty() && p_.phase == 1)
             seeds_.push_back(std::make_shared<const StripSnapshot>(p_.strip));
         result_.resumed = true;
         if (o.progress && !p_.strip.words.empty())

@@ -81,8 +81,7 @@ void Certification::regrow_ring() {
     if (errors.out_of_bounds || state_crc(live.words) != p_.strip_check)
         throw Error(corrupt + "(its seed does not lead to the state it recorded)");
     p_.strip = std::move(live);
-    if (!seed->words.empty()) seeds_.push_back(seed);
-    seeds_.push_back(std::make_shared<const StripSnapshot>(p_.strip));
+    if (!seed->words.empty() && o_.compact_checkpoints) seeds_.push_back(seed);
 }
 
 }  // namespace grundy::strip
