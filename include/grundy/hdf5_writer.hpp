@@ -86,6 +86,7 @@ class Hdf5Writer final : public TileSink {
 
     void begin(const TableShape& shape) override;
     void consume(const TileView& tile) override;
+    void consume_transpose(const TileView& source) override;
 
     // Waits until every chunk handed over is written, or the writing has failed: then
     // write_failure() says why, and the run must stop() instead of finish() (the disk may fill

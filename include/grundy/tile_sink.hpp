@@ -32,14 +32,17 @@ class TileSink {
     // Called from worker threads, concurrently for tiles of one tile anti-diagonal: must be
     // thread-safe. Each tile is delivered exactly once, after all tiles it depends on.
     virtual void consume(const TileView& tile) = 0;
+    // The same for the tile that is the transpose of `source` (a square table's mirrored tile,
+    // DESIGN.md 1.2): rows source.x0.., columns source.y0.., source.height wide and
+    // source.width high, g(source.y0 + j, source.x0 + i) = source.values[j * source.width + i].
+    // By default the transpose is made and handed to consume(); a sink that can read `source`
+    // in place (the HDF5 writer, the pyramid) spares that copy, and one that reads no values
+    // (NullSink) does nothing.
+    virtual void consume_transpose(const TileView& source);
     // True once the sink cannot store more tiles (its disk is full): the engine then stops
     // after the tiles in flight, as when EngineOptions::cancel is set (EngineStats::cancelled),
     // and the sink says why. Polled before every tile, from any thread.
     virtual bool stop_requested() const { return false; }
-    // False when consume never reads a tile's values (it only counts tiles, or discards them):
-    // the engine then skips work done only for the sink, the transpose that makes the mirror
-    // of a tile of a square table. Asked from worker threads; the answer must not change.
-    virtual bool wants_values() const { return true; }
 };
 
 // Tiles an earlier, stopped run already stored (grundy compute --resume). compute_table takes
@@ -63,7 +66,7 @@ class StoredTiles {
 class NullSink final : public TileSink {
   public:
     void consume(const TileView&) override {}
-    bool wants_values() const override { return false; }
+    void consume_transpose(const TileView&) override {}
 };
 
 }  // namespace grundy

@@ -47,8 +47,4 @@ int64_t close_finished_sets(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0
 // Returns the bytes freed.
 int64_t close_columns(TableState& s, uint64_t x0, uint64_t x1);
 
-// The mirror of a tile: `values` is w wide and h high (row-major), `mirror` becomes h wide and
-// w high, mirror[x * h + y] = values[y * w + x].
-void transpose_tile(const uint32_t* values, uint64_t w, uint64_t h, uint32_t* mirror);
-
 }  // namespace grundy::engine

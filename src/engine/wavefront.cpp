@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/schedule_stats.hpp"
+#include "base/transpose.hpp"
 #include "engine/config.hpp"
 #include "engine/sweep.hpp"
 #include "engine/table_state.hpp"
@@ -132,21 +133,28 @@ class TileWork {
         finish(r, buffer, replay);
         if (!grid_.mirrored(j, i)) return;
         const TileRegion m = grid_.region(j, i);
-        // In symmetric mode the mirror's values are only the sink's: a replayed mirror touches
-        // no set and is not stored again, and a sink that reads no values needs none.
-        if (!symmetric || (!replay && sink_.wants_values()))
-            engine::transpose_tile(buffer, width(r), height(r), mirror);
+        if (symmetric) {
+            // The mirror's values are only the sink's, which reads them from the tile: a
+            // replayed mirror touches no set and is not stored again.
+            if (!replay) sink_.consume_transpose(TileView{r.x0, r.y0, width(r), height(r), buffer});
+            return account(m, replay);
+        }
+        base::transpose_tile(buffer, width(r), height(r), mirror);
         // fill_tile's inserts, checked: the mirror of a stored tile is as suspect.
-        if (!symmetric)
-            counters.note_bytes(
-                replay ? engine::replay_tile(state_, m.x0, m.x1, m.y0, m.y1, mirror, false)
-                       : engine::fill_tile(state_, m.x0, m.x1, m.y0, m.y1, mirror));
+        counters.note_bytes(replay
+                                ? engine::replay_tile(state_, m.x0, m.x1, m.y0, m.y1, mirror, false)
+                                : engine::fill_tile(state_, m.x0, m.x1, m.y0, m.y1, mirror));
         finish(m, mirror, replay);
     }
 
     // A replayed tile is already stored: it only closes its sets and counts.
     void finish(const TileRegion& r, const uint32_t* values, bool replayed) {
         if (!replayed) sink_.consume(TileView{r.x0, r.y0, width(r), height(r), values});
+        account(r, replayed);
+    }
+
+    // The sets a finished tile closes, and the counts.
+    void account(const TileRegion& r, bool replayed) {
         counters.note_bytes(-engine::close_finished_sets(state_, r.x0, r.x1, r.y0, r.y1));
         counters.note_tile(uint64_t{width(r)} * height(r), replayed);
     }
@@ -205,8 +213,10 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
     const std::vector<engine::TileIndex> tasks = grid.tasks();
     const std::vector<char> replayed = grid.replay_plan(tasks, options.resume);
     const size_t tile_cells = uint64_t{stats.tile} * stats.tile;
-    std::vector<std::vector<uint32_t>> buffers(2 * static_cast<size_t>(stats.threads),
-                                               std::vector<uint32_t>(tile_cells));
+    // Per worker a tile and, unless the sink reads mirrors from their tiles, a mirror.
+    std::vector<std::vector<uint32_t>> buffers(2 * static_cast<size_t>(stats.threads));
+    for (size_t k = 0; k < buffers.size(); ++k)
+        if (k % 2 == 0 || !grid.symmetric) buffers[k].resize(tile_cells);
 
     const auto start = std::chrono::steady_clock::now();
     const ScheduleStats::Stamp region_start = ScheduleStats::now_if_on();

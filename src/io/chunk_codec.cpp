@@ -10,6 +10,7 @@
 #include <new>
 
 #include "base/simd_clones.hpp"
+#include "base/transpose.hpp"
 #include "io/fletcher32.hpp"
 #include "io/rle_deflate.hpp"
 
@@ -70,29 +71,65 @@ GRUNDY_SIMD_CLONES void split_row_4(const uint32_t* __restrict src, uint32_t n,
     }
 }
 
-// Lays the tile out as a full chunk of little-endian values, byte-shuffled when `shuffle`:
-// byte k of every value goes to plane k, which is what H5Z's shuffle filter writes. Only edge tiles
-// need the zeros that pad them to the chunk.
+// Row j of a chunk (`width` values of `src`) laid out as little-endian values at row j of
+// `dst`, byte-shuffled when `shuffle`: byte k of every value goes to plane k (n values each),
+// which is what H5Z's shuffle filter writes.
+template <typename T>
+void lay_row(const uint32_t* src, uint32_t width, uint32_t j, uint32_t chunk_cols, uint64_t n,
+             bool shuffle, uint8_t* dst) {
+    const uint64_t row = uint64_t{j} * chunk_cols;
+    if constexpr (sizeof(T) == 2) {
+        if (shuffle)
+            split_row_2(src, width, dst + row, dst + n + row);
+        else
+            narrow_row(src, width, reinterpret_cast<uint16_t*>(dst) + row);
+    } else if (shuffle) {
+        split_row_4(src, width, dst + row, dst + n + row, dst + 2 * n + row, dst + 3 * n + row);
+    } else {
+        std::memcpy(dst + row * 4, src, uint64_t{width} * 4);
+    }
+}
+
+// Lays the tile out as a full chunk (lay_row). Only edge tiles need the zeros that pad them to
+// the chunk.
 template <typename T>
 void layout(const TileView& tile, uint32_t chunk_rows, uint32_t chunk_cols, bool shuffle,
             uint8_t* dst) {
     const uint64_t n = uint64_t{chunk_rows} * chunk_cols;
-    const uint32_t width = tile.width, height = tile.height;
+    if (tile.width != chunk_cols || tile.height != chunk_rows) std::memset(dst, 0, n * sizeof(T));
+    for (uint32_t j = 0; j < tile.height; ++j)
+        lay_row<T>(tile.values + uint64_t{j} * tile.width, tile.width, j, chunk_cols, n, shuffle,
+                   dst);
+}
+
+// The same for the transpose of `source`, whose rows are its columns: a strip of them at a time
+// through a buffer that stays in the first-level cache, never the whole transpose.
+template <typename T>
+void layout_transpose(const TileView& source, uint32_t chunk_rows, uint32_t chunk_cols,
+                      bool shuffle, uint8_t* dst) {
+    const uint64_t n = uint64_t{chunk_rows} * chunk_cols;
+    const uint32_t width = source.height, height = source.width;  // the transpose's
     if (width != chunk_cols || height != chunk_rows) std::memset(dst, 0, n * sizeof(T));
-    for (uint32_t j = 0; j < height; ++j) {
-        const uint32_t* src = tile.values + uint64_t{j} * width;
-        const uint64_t row = uint64_t{j} * chunk_cols;
-        if constexpr (sizeof(T) == 2) {
-            if (shuffle)
-                split_row_2(src, width, dst + row, dst + n + row);
-            else
-                narrow_row(src, width, reinterpret_cast<uint16_t*>(dst) + row);
-        } else if (shuffle) {
-            split_row_4(src, width, dst + row, dst + n + row, dst + 2 * n + row, dst + 3 * n + row);
-        } else {
-            std::memcpy(dst + row * 4, src, uint64_t{width} * 4);
-        }
+    thread_local std::vector<uint32_t> strip;
+    strip.resize(base::kTransposeStrip * width);
+    for (uint32_t j0 = 0; j0 < height; j0 += base::kTransposeStrip) {
+        const uint32_t j1 = std::min<uint32_t>(height, j0 + base::kTransposeStrip);
+        base::transpose_columns(source.values, source.width, source.height, j0, j1, strip.data());
+        for (uint32_t j = j0; j < j1; ++j)
+            lay_row<T>(strip.data() + uint64_t{j - j0} * width, width, j, chunk_cols, n, shuffle,
+                       dst);
     }
+}
+
+// The tile's chunk, or with `transposed` its transpose's, laid out as above.
+void lay_out(const TileView& tile, bool transposed, uint32_t chunk_rows, uint32_t chunk_cols,
+             unsigned value_bytes, bool shuffle, uint8_t* dst) {
+    if (value_bytes == 2)
+        (transposed ? layout_transpose<uint16_t> : layout<uint16_t>)(tile, chunk_rows, chunk_cols,
+                                                                     shuffle, dst);
+    else
+        (transposed ? layout_transpose<uint32_t> : layout<uint32_t>)(tile, chunk_rows, chunk_cols,
+                                                                     shuffle, dst);
 }
 
 // Appends n > 0 bytes to `out` as the deflate blocks that end a stream. Level 1 is grundy's
@@ -187,16 +224,14 @@ std::string blosc_codecs() {
 namespace {
 
 // The chunk's bytes through the compression's filters (encode_chunk without the checksum).
-void encode_filtered(const TileView& tile, uint32_t chunk_rows, uint32_t chunk_cols,
-                     unsigned value_bytes, const Compression& compression, EncodedChunk& out) {
+void encode_filtered(const TileView& tile, bool transposed, uint32_t chunk_rows,
+                     uint32_t chunk_cols, unsigned value_bytes, const Compression& compression,
+                     EncodedChunk& out) {
     const uint64_t raw = uint64_t{chunk_rows} * chunk_cols * value_bytes;
     const bool deflate = compression.kind == Compression::Kind::Deflate;
     thread_local std::vector<uint8_t> scratch;
     scratch.resize(raw);
-    if (value_bytes == 2)
-        layout<uint16_t>(tile, chunk_rows, chunk_cols, deflate, scratch.data());
-    else
-        layout<uint32_t>(tile, chunk_rows, chunk_cols, deflate, scratch.data());
+    lay_out(tile, transposed, chunk_rows, chunk_cols, value_bytes, deflate, scratch.data());
 
     if (compression.kind == Compression::Kind::Blosc) {
         // Blosc shuffles the bytes itself (typesize = value_bytes), so the values go in plain
@@ -224,10 +259,7 @@ void encode_filtered(const TileView& tile, uint32_t chunk_rows, uint32_t chunk_c
             return;
         }
         // Did not shrink: store the values unfiltered, marking shuffle and deflate as skipped.
-        if (value_bytes == 2)
-            layout<uint16_t>(tile, chunk_rows, chunk_cols, false, scratch.data());
-        else
-            layout<uint32_t>(tile, chunk_rows, chunk_cols, false, scratch.data());
+        lay_out(tile, transposed, chunk_rows, chunk_cols, value_bytes, false, scratch.data());
         out.bytes.assign(scratch.begin(), scratch.end());
         out.filter_mask = 0x3;
         return;
@@ -241,10 +273,10 @@ void encode_filtered(const TileView& tile, uint32_t chunk_rows, uint32_t chunk_c
 
 // The checksum is the fletcher32 filter's, last in the pipeline: over the bytes as stored,
 // compressed or not, never skipped (its bit of the filter mask stays clear).
-void encode_chunk(const TileView& tile, uint32_t chunk_rows, uint32_t chunk_cols,
+void encode_chunk(const TileView& tile, bool transposed, uint32_t chunk_rows, uint32_t chunk_cols,
                   unsigned value_bytes, const Compression& compression, bool checksum,
                   EncodedChunk& out) {
-    encode_filtered(tile, chunk_rows, chunk_cols, value_bytes, compression, out);
+    encode_filtered(tile, transposed, chunk_rows, chunk_cols, value_bytes, compression, out);
     if (!checksum) return;
     const uint32_t sum = fletcher32(out.bytes.data(), out.bytes.size());
     for (int shift = 0; shift < 32; shift += 8)

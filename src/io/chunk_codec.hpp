@@ -40,10 +40,11 @@ size_t zlib_stream_of_planes(const uint8_t* data, size_t values, unsigned planes
 int blosc_codec_code(const std::string& name);
 std::string blosc_codecs();
 
-// Encodes `tile` as a chunk of chunk_rows x chunk_cols values of `value_bytes` bytes each
-// (edge tiles are padded with zeros to the full chunk), its Fletcher-32 checksum appended when
-// `checksum` (the dataset's pipeline ends with the fletcher32 filter).
-void encode_chunk(const TileView& tile, uint32_t chunk_rows, uint32_t chunk_cols,
+// Encodes `tile`, or with `transposed` its transpose (TileSink::consume_transpose), as a chunk
+// of chunk_rows x chunk_cols values of `value_bytes` bytes each (edge tiles are padded with
+// zeros to the full chunk), its Fletcher-32 checksum appended when `checksum` (the dataset's
+// pipeline ends with the fletcher32 filter).
+void encode_chunk(const TileView& tile, bool transposed, uint32_t chunk_rows, uint32_t chunk_cols,
                   unsigned value_bytes, const Compression& compression, bool checksum,
                   EncodedChunk& out);
 

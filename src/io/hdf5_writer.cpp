@@ -224,35 +224,42 @@ void Hdf5Writer::begin(const TableShape& shape) {
 }
 
 void Hdf5Writer::consume(const TileView& tile) {
-    Impl& m = *impl_;
-    Impl::Pending p;
+    impl_->store(tile, false);
+}
+
+void Hdf5Writer::consume_transpose(const TileView& source) {
+    impl_->store(source, true);
+}
+
+void Hdf5Writer::Impl::store(const TileView& tile, bool transposed) {
+    Pending p;
     {
-        std::lock_guard<std::mutex> lock(m.mutex);
-        if (!m.spare.empty()) {
-            p.chunk.bytes = std::move(m.spare.back());
-            m.spare.pop_back();
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!spare.empty()) {
+            p.chunk.bytes = std::move(spare.back());
+            spare.pop_back();
         }
     }
-    p.offset[0] = tile.y0;
-    p.offset[1] = tile.x0;
-    io::encode_chunk(tile, m.chunk_rows, m.chunk_cols, m.bytes_per_value, m.options.compression,
-                     m.checksum, p.chunk);
+    p.offset[0] = transposed ? tile.x0 : tile.y0;  // the chunk's first row and column
+    p.offset[1] = transposed ? tile.y0 : tile.x0;
+    io::encode_chunk(tile, transposed, chunk_rows, chunk_cols, bytes_per_value, options.compression,
+                     checksum, p.chunk);
     const uint64_t size = p.chunk.bytes.size();
     bool wake = false;
     {
-        std::unique_lock<std::mutex> lock(m.mutex);
-        m.not_full.wait(lock, [&] {
-            return m.queued_bytes == 0 || m.queued_bytes + size <= m.queue_limit() ||
-                   !m.write_error.empty();
+        std::unique_lock<std::mutex> lock(mutex);
+        not_full.wait(lock, [&] {
+            return queued_bytes == 0 || queued_bytes + size <= queue_limit() ||
+                   !write_error.empty();
         });
         // The run is stopping (stop_requested); --resume computes this tile again.
-        if (!m.write_error.empty()) return;
-        m.touched = true;
-        m.queued_bytes += size;
-        m.queue.push_back(std::move(p));
-        wake = m.queue.size() >= Impl::kWakeBatch || m.queued_bytes >= m.queue_limit() / 2;
+        if (!write_error.empty()) return;
+        touched = true;
+        queued_bytes += size;
+        queue.push_back(std::move(p));
+        wake = queue.size() >= kWakeBatch || queued_bytes >= queue_limit() / 2;
     }
-    if (wake) m.not_empty.notify_one();
+    if (wake) not_empty.notify_one();
 }
 
 namespace {

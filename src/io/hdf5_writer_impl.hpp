@@ -130,6 +130,9 @@ struct Hdf5Writer::Impl final : StoredTiles {
     // which a resume computes again.
     static constexpr size_t kWakeBatch = 8;
 
+    // A tile's chunk, or its transpose's, encoded on the calling worker and queued
+    // (hdf5_writer.cpp).
+    void store(const TileView& tile, bool transposed);
     // The writer thread (chunk_writer.cpp): takes chunks off the queue and stores them; started
     // with the file's flusher once the file is ready for chunks.
     void start_writer();

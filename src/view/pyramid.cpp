@@ -104,4 +104,9 @@ void PyramidSink::consume(const TileView& tile) {
     next_.consume(tile);
 }
 
+void PyramidSink::consume_transpose(const TileView& source) {
+    builder_->add_transpose(source.y0, source.x0, source.values, source.width, source.height);
+    next_.consume_transpose(source);
+}
+
 }  // namespace grundy::view

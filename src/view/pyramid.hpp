@@ -56,6 +56,9 @@ class PyramidBuilder {
     // their blocks' statistics are made at once; others share blocks and are serialised.
     void add(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, const uint32_t* values,
              uint64_t stride);
+    // Adds the transpose of `source` (w wide and h high, row-major) as the rectangle of h
+    // columns and w rows at (x0, y0), the same way, reading `source` as it lies.
+    void add_transpose(uint64_t x0, uint64_t y0, const uint32_t* source, uint64_t w, uint64_t h);
     // The base level (the P-positions' shares from Wythoff's formula: the values say the same
     // for a right table) and the levels above, on `threads` OpenMP threads. Once only.
     Pyramid finish(int threads = 1);
@@ -75,6 +78,8 @@ class PyramidBuilder {
         std::vector<uint32_t> sample;
         std::vector<bool> touched;
     };
+    // Whether a rectangle's edges lie on block edges or the table's (see add).
+    bool whole_blocks(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height) const;
     void add_shared(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height,
                     const uint32_t* values, uint64_t stride);
     void add_rows(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height, const uint32_t* values,
@@ -108,6 +113,7 @@ class PyramidSink final : public TileSink {
     explicit PyramidSink(TileSink& next) : next_(next) {}
     void begin(const TableShape& shape) override;
     void consume(const TileView& tile) override;
+    void consume_transpose(const TileView& source) override;
     bool stop_requested() const override { return next_.stop_requested(); }
     Pyramid finish(int threads = 1) { return builder_->finish(threads); }
 

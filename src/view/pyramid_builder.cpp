@@ -11,6 +11,7 @@
 #include <cstddef>
 
 #include "base/simd_clones.hpp"
+#include "base/transpose.hpp"
 #include "grundy/play.hpp"
 #include "view/pyramid.hpp"
 
@@ -60,6 +61,19 @@ void add_piece(const uint32_t* row, uint64_t x0, uint64_t x, uint64_t end, uint6
         sum_scaled[b] += scaled_sum(s, x, stop - x, y, inv);
         x = stop;
     }
+}
+
+// The sums of each of the `w` columns over n rows of `rows` (w values apart), vectorised.
+GRUNDY_SIMD_CLONES void column_sums(const uint32_t* rows, uint64_t w, uint64_t n, uint64_t* out) {
+    for (uint64_t i = 0; i < w; ++i) out[i] = rows[i];
+    for (uint64_t j = 1; j < n; ++j)
+        for (uint64_t i = 0; i < w; ++i) out[i] += rows[j * w + i];
+}
+
+// scaled_sum of the row segments whose sums are `sums`: rows y0.., n cells each from column x.
+GRUNDY_SIMD_CLONES void row_shares(const uint64_t* sums, uint64_t count, uint64_t x, uint64_t n,
+                                   uint64_t y0, const double* inv, double* out) {
+    for (uint64_t i = 0; i < count; ++i) out[i] = scaled_sum(sums[i], x, n, y0 + i, inv[i]);
 }
 
 PyramidLevel reduce(const PyramidLevel& below, uint64_t rows, uint64_t cols, int threads) {
@@ -174,12 +188,15 @@ void PyramidBuilder::count_p_positions(uint64_t x0, uint64_t x1, uint64_t y0, ui
     }
 }
 
+bool PyramidBuilder::whole_blocks(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height) const {
+    return x0 % kBase == 0 && y0 % kBase == 0 && (width % kBase == 0 || x0 + width == cols_) &&
+           (height % kBase == 0 || y0 + height == rows_);
+}
+
 void PyramidBuilder::add(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height,
                          const uint32_t* values, uint64_t stride) {
-    const bool aligned = x0 % kBase == 0 && y0 % kBase == 0 &&
-                         (width % kBase == 0 || x0 + width == cols_) &&
-                         (height % kBase == 0 || y0 + height == rows_);
-    if (!aligned) return add_shared(x0, y0, width, height, values, stride);
+    if (!whole_blocks(x0, y0, width, height))
+        return add_shared(x0, y0, width, height, values, stride);
     // Whole blocks: each row of them summed, then made into statistics in place.
     const uint64_t bx0 = x0 >> kPyramidBase, across = pyramid_blocks(width, kPyramidBase);
     std::vector<uint64_t> g(across);
@@ -198,6 +215,51 @@ void PyramidBuilder::add(uint64_t x0, uint64_t y0, uint64_t width, uint64_t heig
         for (uint64_t i = 0; i < across; ++i)
             base_[by * width_ + bx0 + i] = stats(bx0 + i, by, g[i], scaled[i], sample[i], p[i]);
     }
+}
+
+// The transpose's row y = y0 + i within a block is column i of `source` within a band of
+// kBase rows: each band's column sums are the sums of the transpose's row segments, so the
+// blocks' statistics come from the source as it lies, without the transpose.
+void PyramidBuilder::add_transpose(uint64_t x0, uint64_t y0, const uint32_t* source, uint64_t w,
+                                   uint64_t h) {
+    const uint64_t width = h, height = w;  // the transpose's
+    if (!whole_blocks(x0, y0, width, height)) {
+        thread_local std::vector<uint32_t> mirror;
+        mirror.resize(w * h);
+        base::transpose_tile(source, w, h, mirror.data());
+        return add(x0, y0, width, height, mirror.data(), width);
+    }
+    const uint64_t bx0 = x0 >> kPyramidBase, by0 = y0 >> kPyramidBase;
+    const uint64_t across = pyramid_blocks(width, kPyramidBase);
+    const uint64_t down = pyramid_blocks(height, kPyramidBase);
+    std::vector<uint64_t> g(across * down), column(w);
+    std::vector<double> scaled(across * down), inv(w), share(w);
+    std::vector<uint32_t> p_count(across * down);
+    count_p_positions(x0, x0 + width, y0, y0 + height, p_count.data(), across);
+    for (uint64_t i = 0; i < w; ++i) {
+        const uint64_t y = y0 + i;
+        inv[i] = y ? 1.0 / (3.0 * static_cast<double>(y)) : 0.0;
+    }
+    for (uint64_t a = 0; a < across; ++a) {  // source rows a kBase .. : block column a
+        const uint64_t j0 = a * kBase, n = std::min(kBase, h - j0);
+        column_sums(source + j0 * w, w, n, column.data());
+        row_shares(column.data(), w, x0 + j0, n, y0, inv.data(), share.data());
+        // Each block's rows in order, as add() adds them: the same sums, bit for bit.
+        for (uint64_t i = 0; i < w; ++i) {
+            const uint64_t b = (((y0 + i) >> kPyramidBase) - by0) * across + a;
+            g[b] += column[i];
+            scaled[b] += share[i];
+        }
+    }
+    for (uint64_t d = 0; d < down; ++d)
+        for (uint64_t a = 0; a < across; ++a) {
+            // The block's first cell, (x0 + a kBase, y0 + d kBase): source row a kBase, column
+            // d kBase.
+            const uint32_t sample = source[a * kBase * w + d * kBase];
+            const uint64_t b = d * across + a;
+            base_[(by0 + d) * width_ + bx0 + a] =
+                stats(bx0 + a, by0 + d, g[b], scaled[b], sample, p_count[b]);
+        }
 }
 
 // Table-wide sums for the rectangles that share blocks (tiles of a side that is not a multiple

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/transpose.hpp"
 #include "engine/config.hpp"
 #include "engine/tile_fill.hpp"
 #include "engine/tile_grid.hpp"
@@ -79,7 +80,7 @@ TEST(Engine, TransposeTileOfEveryShape) {
             std::vector<uint32_t> values(w * h), mirror(w * h, 0xDEADBEEF);
             for (uint64_t i = 0; i < values.size(); ++i)
                 values[i] = static_cast<uint32_t>(i * 7 + 1);
-            engine::transpose_tile(values.data(), w, h, mirror.data());
+            base::transpose_tile(values.data(), w, h, mirror.data());
             for (uint64_t y = 0; y < h; ++y)
                 for (uint64_t x = 0; x < w; ++x)
                     ASSERT_EQ(mirror[x * h + y], values[y * w + x])
@@ -424,15 +425,16 @@ TEST(Engine, CancelStopsEarly) {
 class CountingSink final : public TileSink {
   public:
     explicit CountingSink(uint64_t n) : n_(n), seen_(n * n, 0) {}
-    void consume(const TileView& t) override {
-        std::lock_guard<std::mutex> lock(mutex_);
-        for (uint64_t y = t.y0; y < t.y0 + t.height; ++y)
-            for (uint64_t x = t.x0; x < t.x0 + t.width; ++x) ++seen_[y * n_ + x];
-    }
-    bool wants_values() const override { return false; }
+    void consume(const TileView& t) override { count(t.x0, t.y0, t.width, t.height); }
+    void consume_transpose(const TileView& t) override { count(t.y0, t.x0, t.height, t.width); }
     const std::vector<int>& seen() const { return seen_; }
 
   private:
+    void count(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (uint64_t y = y0; y < y0 + height; ++y)
+            for (uint64_t x = x0; x < x0 + width; ++x) ++seen_[y * n_ + x];
+    }
     uint64_t n_;
     std::vector<int> seen_;
     std::mutex mutex_;
