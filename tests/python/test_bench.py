@@ -157,3 +157,16 @@ def test_bench_view_says_in_one_line_what_is_wrong(tmp_path):
         assert r.returncode == 2, (args, r.stderr)
         assert message in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
         assert len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)
+
+
+def test_bench_output_parts_times_each_sink_and_refuses_bad_arguments(grundy_exe):
+    tool = Path(grundy_exe).parent / "grundy_bench_output_parts"
+    for sink in ("none", "encode", "pyramid", "both"):
+        r = subprocess.run([str(tool), "1024", sink, "2"], capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode == 0, r.stderr
+        name, side, seconds = r.stdout.split()
+        assert (name, side) == (sink, "1024") and float(seconds) > 0, r.stdout
+    for bad in (["1024", "file"], ["0", "none"], ["12x", "none"], ["1024"]):
+        r = subprocess.run([str(tool), *bad], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2 and r.stderr.startswith("usage:"), (bad, r.stderr)
