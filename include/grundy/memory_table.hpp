@@ -22,6 +22,13 @@ class MemoryTable final : public TileSink {
             for (uint32_t i = 0; i < tile.width; ++i)
                 values_[(tile.y0 + j) * cols_ + tile.x0 + i] = tile.values[j * tile.width + i];
     }
+    // A mirrored tile straight from its source: row j of the source is column source.y0 + j.
+    void consume_transpose(const TileView& source) override {
+        for (uint32_t j = 0; j < source.height; ++j)
+            for (uint32_t i = 0; i < source.width; ++i)
+                values_[(source.x0 + i) * cols_ + source.y0 + j] =
+                    source.values[j * source.width + i];
+    }
 
     uint64_t rows() const { return rows_; }
     uint64_t cols() const { return cols_; }
@@ -53,6 +60,13 @@ class ArraySink final : public TileSink {
             const uint32_t* from = tile.values + uint64_t{j} * tile.width;
             T* to = values_ + (tile.y0 + j) * stride_ + tile.x0;
             for (uint32_t i = 0; i < tile.width; ++i) to[i] = static_cast<T>(from[i]);
+        }
+    }
+    void consume_transpose(const TileView& source) override {
+        for (uint32_t j = 0; j < source.height; ++j) {
+            const uint32_t* from = source.values + uint64_t{j} * source.width;
+            T* to = values_ + source.x0 * stride_ + source.y0 + j;
+            for (uint32_t i = 0; i < source.width; ++i) to[i * stride_] = static_cast<T>(from[i]);
         }
     }
 
