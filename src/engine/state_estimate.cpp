@@ -372,7 +372,9 @@ uint64_t estimate_compute_bytes(uint64_t rows, uint64_t cols, uint32_t tile, int
     const uint64_t workers = static_cast<uint64_t>(threads > 0 ? threads : omp_get_max_threads());
     const uint64_t side = tile ? tile : default_tile(rows, cols, threads);
     const uint64_t tile_bytes = side * side * sizeof(uint32_t);
-    // Two tile buffers per worker (a tile and its mirror); with output, each worker's chunk
+    // Two tile buffers per worker (a tile and its mirror; in a symmetric table only a sink
+    // without a consume_transpose of its own makes a mirror, still counted); with output, each
+    // worker's chunk
     // being compressed and the writer's queue of compressed chunks (Hdf5Writer: at most 256
     // MiB, never more than the table).
     uint64_t bytes = estimate_state_bytes(rows, cols, static_cast<uint32_t>(side), threads) +
