@@ -23,7 +23,7 @@ namespace {
 constexpr uint64_t kAlign = base::kDirectAlign;
 // Writes with fewer whole pages than this go through sec2 whole (metadata, small chunks).
 constexpr uint64_t kDirectMin = 4 * kAlign;
-// The aligned buffer a write is copied through, at most this many bytes at a time.
+// The aligned buffer raw data is gathered in (direct_writes.hpp).
 constexpr size_t kBounceBytes = 1 << 20;
 
 struct DirectFile {
@@ -31,6 +31,8 @@ struct DirectFile {
     H5FD_t* inner = nullptr;   // the sec2 file, which does everything else
     int fd = -1;               // the same file opened O_DIRECT; -1: not (any more)
     void* bounce = nullptr;    // kBounceBytes, aligned to kAlign
+    uint64_t pending_at = 0;   // the file address of bounce[0], a multiple of kAlign
+    size_t pending = 0;        // raw data in the bounce buffer, not yet written
     uint64_t direct_end = 0;   // end of the furthest direct write (sec2 knows only its own)
     DirectWriteCounts counts;  // what went where
 };
@@ -95,36 +97,6 @@ H5FD_t* open_direct(const char* name, unsigned flags, hid_t, haddr_t maxaddr) {
     return &f->pub;
 }
 
-herr_t close_direct(H5FD_t* file) {
-    DirectFile* f = as_direct(file);
-    {
-        std::lock_guard<std::mutex> lock(open_files_mutex());
-        open_files().erase(sec2_descriptor(f->inner));
-    }
-    const herr_t rc = H5FDclose(f->inner);
-    if (f->fd >= 0) ::close(f->fd);
-    std::free(f->bounce);
-    delete f;
-    return rc;
-}
-
-// Writes [addr, addr + size) of `data` through the O_DIRECT descriptor; addr and size are
-// multiples of kAlign. Returns false with errno set where it failed (base::write_direct); what
-// was written before the failure stays written.
-bool write_pages(DirectFile* f, const uint8_t* data, uint64_t addr, uint64_t size) {
-    while (size > 0) {
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(size, kBounceBytes));
-        std::memcpy(f->bounce, data, n);
-        if (base::write_direct(f->fd, f->bounce, n, addr) != n) return false;
-        f->direct_end = std::max(f->direct_end, addr + n);
-        f->counts.direct += n;
-        data += n;
-        addr += n;
-        size -= n;
-    }
-    return true;
-}
-
 herr_t write_through_sec2(DirectFile* f, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size,
                           const uint8_t* buf) {
     if (size == 0) return 0;
@@ -132,29 +104,92 @@ herr_t write_through_sec2(DirectFile* f, H5FD_mem_t type, hid_t dxpl, haddr_t ad
     return H5FDwrite(f->inner, type, dxpl, addr, size, buf);
 }
 
+// Writes the bounce buffer's first n bytes (a multiple of kAlign) at pending_at through the
+// O_DIRECT descriptor, or through sec2 where the file system refuses direct I/O. Returns false
+// with errno set where it failed.
+bool write_bounce(DirectFile* f, hid_t dxpl, size_t n) {
+    const auto* data = static_cast<const uint8_t*>(f->bounce);
+    if (f->fd >= 0) {
+        if (base::write_direct(f->fd, data, n, f->pending_at) == n) {
+            f->direct_end = std::max(f->direct_end, f->pending_at + n);
+            f->counts.direct += n;
+            ++f->counts.direct_writes;
+            return true;
+        }
+        if (errno != EINVAL) return false;  // a full disk, an I/O error: HDF5 reports the write
+        stop_direct(f);                     // the file system refuses: sec2 from now on
+    }
+    return write_through_sec2(f, H5FD_MEM_DRAW, dxpl, f->pending_at, n, data) >= 0;
+}
+
+// Writes what the bounce buffer holds: its whole pages directly, the part page after them
+// through sec2.
+bool flush_pending(DirectFile* f, hid_t dxpl) {
+    if (f->pending == 0) return true;
+    const size_t whole = f->pending / kAlign * kAlign, rest = f->pending - whole;
+    const auto* data = static_cast<const uint8_t*>(f->bounce);
+    f->pending = 0;
+    if (whole > 0 && !write_bounce(f, dxpl, whole)) return false;
+    return write_through_sec2(f, H5FD_MEM_DRAW, dxpl, f->pending_at + whole, rest, data + whole) >=
+           0;
+}
+
+// Adds n bytes of raw data at pending_at + pending, writing the buffer out whenever it fills.
+bool gather(DirectFile* f, hid_t dxpl, const uint8_t* data, size_t n) {
+    while (n > 0) {
+        const size_t k = std::min(n, kBounceBytes - f->pending);
+        std::memcpy(static_cast<uint8_t*>(f->bounce) + f->pending, data, k);
+        f->pending += k;
+        data += k;
+        n -= k;
+        if (f->pending == kBounceBytes) {
+            f->pending = 0;
+            if (!write_bounce(f, dxpl, kBounceBytes)) return false;
+            f->pending_at += kBounceBytes;
+        }
+    }
+    return true;
+}
+
+// A raw data write right after the last one is gathered; any other write first has what is
+// gathered written out. A large raw write starts a new gathering at its first whole page, its
+// head going through sec2: no page is ever written both directly and through the page cache.
 herr_t write_direct(H5FD_t* file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size,
                     const void* buffer) {
     DirectFile* f = as_direct(file);
     const auto* buf = static_cast<const uint8_t*>(buffer);
+    if (type == H5FD_MEM_DRAW && f->pending > 0 && addr == f->pending_at + f->pending)
+        return gather(f, dxpl, buf, size) ? 0 : -1;
+    if (!flush_pending(f, dxpl)) return -1;
     const uint64_t first = (addr + kAlign - 1) / kAlign * kAlign;  // the whole pages inside
     const uint64_t last = (addr + size) / kAlign * kAlign;
     if (f->fd < 0 || type != H5FD_MEM_DRAW || last < first + kDirectMin)
         return write_through_sec2(f, type, dxpl, addr, size, buf);
-    // The head's and the tail's pages are written through the page cache; the kernel keeps
-    // them apart from the direct pages, which no cached page overlaps.
     if (write_through_sec2(f, type, dxpl, addr, first - addr, buf) < 0) return -1;
-    if (!write_pages(f, buf + (first - addr), first, last - first)) {
-        if (errno != EINVAL) return -1;  // a full disk, an I/O error: HDF5 reports the write
-        stop_direct(f);                  // the file system refuses: sec2 from now on
-        if (write_through_sec2(f, type, dxpl, first, last - first, buf + (first - addr)) < 0)
-            return -1;
+    f->pending_at = first;
+    return gather(f, dxpl, buf + (first - addr), addr + size - first) ? 0 : -1;
+}
+
+herr_t close_direct(H5FD_t* file) {
+    DirectFile* f = as_direct(file);
+    const bool written = flush_pending(f, H5P_DEFAULT);
+    {
+        std::lock_guard<std::mutex> lock(open_files_mutex());
+        open_files().erase(sec2_descriptor(f->inner));
     }
-    return write_through_sec2(f, type, dxpl, last, addr + size - last, buf + (last - addr));
+    const herr_t rc = H5FDclose(f->inner) < 0 || !written ? -1 : 0;
+    if (f->fd >= 0) ::close(f->fd);
+    std::free(f->bounce);
+    delete f;
+    return rc;
 }
 
 herr_t read_direct(H5FD_t* file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size,
                    void* buf) {
-    return H5FDread(as_direct(file)->inner, type, dxpl, addr, size, buf);
+    DirectFile* f = as_direct(file);
+    if (addr < f->pending_at + f->pending && addr + size > f->pending_at && !flush_pending(f, dxpl))
+        return -1;
+    return H5FDread(f->inner, type, dxpl, addr, size, buf);
 }
 
 int cmp_direct(const H5FD_t* a, const H5FD_t* b) {
@@ -179,7 +214,8 @@ herr_t set_eoa_direct(H5FD_t* file, H5FD_mem_t type, haddr_t addr) {
 haddr_t get_eof_direct(const H5FD_t* file, H5FD_mem_t type) {
     const DirectFile* f = as_direct(file);
     const haddr_t eof = H5FDget_eof(f->inner, type);
-    return eof == HADDR_UNDEF ? eof : std::max<haddr_t>(eof, f->direct_end);
+    return eof == HADDR_UNDEF ? eof
+                              : std::max<haddr_t>({eof, f->direct_end, f->pending_at + f->pending});
 }
 
 herr_t get_handle_direct(H5FD_t* file, hid_t fapl, void** handle) {
@@ -187,11 +223,15 @@ herr_t get_handle_direct(H5FD_t* file, hid_t fapl, void** handle) {
 }
 
 herr_t flush_direct(H5FD_t* file, hid_t dxpl, hbool_t closing) {
-    return H5FDflush(as_direct(file)->inner, dxpl, closing);
+    DirectFile* f = as_direct(file);
+    if (!flush_pending(f, dxpl)) return -1;
+    return H5FDflush(f->inner, dxpl, closing);
 }
 
 herr_t truncate_direct(H5FD_t* file, hid_t dxpl, hbool_t closing) {
-    return H5FDtruncate(as_direct(file)->inner, dxpl, closing);
+    DirectFile* f = as_direct(file);
+    if (!flush_pending(f, dxpl)) return -1;
+    return H5FDtruncate(f->inner, dxpl, closing);
 }
 
 herr_t lock_direct(H5FD_t* file, hbool_t rw) {

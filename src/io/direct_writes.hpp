@@ -7,10 +7,16 @@
 // two cores already busy computing), and the cached pages count against a batch job's memory
 // limit (cgroups charge the page cache to the job). Direct writes cost neither.
 //
-// The files are the same, byte for byte: only how the bytes reach the disk changes. Each raw
-// data write is split at page boundaries; its whole pages are written directly (through an
-// aligned buffer), its unaligned head and tail, and all metadata, through sec2. Where the file
-// system refuses direct I/O (open or write fails with EINVAL), everything goes through sec2.
+// The files are the same, byte for byte: only how the bytes reach the disk changes. Raw data
+// writes that follow one another in the file (a run's chunks, as HDF5 places them) are gathered
+// in an aligned buffer of 1 MiB and its whole pages written directly when it fills: a 16384²
+// table's 307 MiB in about 300 writes where there was one a chunk, each a wait of the writer
+// thread and a wake-up that took a worker's core (docs/benchmarks.md). The head of such a
+// sequence up to its first page boundary, the part page at its end, and all metadata go through
+// sec2; before any other write, a read of gathered bytes, a flush, a truncation or the close,
+// what is gathered is written, so that no metadata reaches the disk before the data it points
+// to. Where the file system refuses direct I/O (open or write fails with EINVAL), everything
+// goes through sec2.
 #pragma once
 
 #include <hdf5.h>
@@ -31,6 +37,7 @@ bool uses_direct_writes(hid_t file);
 // Bytes of raw data written directly and through the page cache so far (tests, the summary).
 struct DirectWriteCounts {
     uint64_t direct = 0;
+    uint64_t direct_writes = 0;  // the writes that took the `direct` bytes
     uint64_t buffered = 0;
     bool direct_refused = false;  // the file system refused direct I/O
 };

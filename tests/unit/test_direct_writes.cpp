@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,49 @@ TEST(DirectWrites, TheFileIsSec2sByteForByte) {
     } else {
         EXPECT_EQ(direct.counts.direct, 0u);
     }
+}
+
+// Chunks that follow one another in the file go to the disk together, a buffer of 1 MiB at a
+// time, and are read back before anything is flushed: a read of gathered bytes writes them
+// first.
+TEST(DirectWrites, ChunksThatFollowOneAnotherAreWrittenTogether) {
+    ScratchDir dir;
+    const std::string path = dir / "gathered.h5";
+    const H5Handle access = table_file_access(true);
+    H5Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), H5Fclose);
+    ASSERT_TRUE(file.valid());
+    const hsize_t size = 8 * 300'001, chunk = 300'001;
+    H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    H5Pset_chunk(dcpl.get(), 1, &chunk);
+    H5Handle space(H5Screate_simple(1, &size, nullptr), H5Sclose);
+    H5Handle dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
+    H5Pset_chunk_cache(dapl.get(), 0, 0, 1.0);  // read from the file, not HDF5's cache
+    H5Handle set(H5Dcreate2(file.get(), "chunked", H5T_NATIVE_UINT8, space.get(), H5P_DEFAULT,
+                            dcpl.get(), dapl.get()),
+                 H5Dclose);
+    const std::vector<uint8_t> v = pattern(size, 3);
+    ASSERT_GE(H5Dwrite(set.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0);
+    std::vector<uint8_t> back(size);
+    ASSERT_GE(H5Dread(set.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, back.data()), 0);
+    EXPECT_TRUE(back == v);
+    const DirectWriteCounts counts = direct_write_counts(file.get());
+    if (direct_io_works(dir)) {
+        EXPECT_GE(counts.direct, size - 3 * 4096);
+        EXPECT_GE(counts.direct_writes, 2u);
+        EXPECT_LE(counts.direct_writes, 4u) << "one write a chunk: the chunks were not gathered";
+        EXPECT_LE(counts.buffered, 2 * 4096u);
+    } else {
+        EXPECT_EQ(counts.direct_writes, 0u);
+        EXPECT_GE(counts.buffered, size);
+    }
+    set.reset();
+    EXPECT_TRUE(file.reset());
+    H5Handle again(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    H5Handle stored(H5Dopen2(again.get(), "chunked", H5P_DEFAULT), H5Dclose);
+    std::fill(back.begin(), back.end(), 0);
+    ASSERT_GE(H5Dread(stored.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, back.data()),
+              0);
+    EXPECT_TRUE(back == v);
 }
 
 TEST(DirectWrites, ReopenedForWritingTheFileGrowsAsWithSec2) {
