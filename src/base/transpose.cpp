@@ -5,6 +5,7 @@
 #endif
 
 #include <algorithm>
+#include <vector>
 
 namespace grundy::base {
 
@@ -46,6 +47,13 @@ void transpose_columns(const uint32_t* values, uint64_t w, uint64_t h, uint64_t 
         for (; y < h; ++y)
             for (uint64_t x = xs; x < xe; ++x) mirror[x * h + y] = values[y * w + x];
     }
+}
+
+const uint32_t* transposed(const uint32_t* values, uint64_t w, uint64_t h) {
+    thread_local std::vector<uint32_t> mirror;
+    mirror.resize(w * h);
+    transpose_tile(values, w, h, mirror.data());
+    return mirror.data();
 }
 
 }  // namespace grundy::base

@@ -16,6 +16,10 @@ inline void transpose_tile(const uint32_t* values, uint64_t w, uint64_t h, uint3
     transpose_columns(values, w, h, 0, w, out);
 }
 
+// The whole mirror in a buffer of the calling thread, valid until the thread's next call (for
+// the sinks that need a tile's transpose made: TileSink's default, an unaligned pyramid tile).
+const uint32_t* transposed(const uint32_t* values, uint64_t w, uint64_t h);
+
 // Columns transposed a strip at a time by the sinks: 16 rows of a mirror of 512 values each are
 // 32 KiB, which stay in the first-level cache while they are used.
 inline constexpr uint64_t kTransposeStrip = 16;

@@ -21,7 +21,8 @@ namespace grundy::io {
 namespace {
 
 constexpr uint64_t kAlign = base::kDirectAlign;
-// Writes with fewer whole pages than this go through sec2 whole (metadata, small chunks).
+// Raw writes with fewer whole pages than this go through sec2 whole (small chunks), unless they
+// continue what is being gathered.
 constexpr uint64_t kDirectMin = 4 * kAlign;
 // The aligned buffer raw data is gathered in (direct_writes.hpp).
 constexpr size_t kBounceBytes = 1 << 20;

@@ -224,10 +224,7 @@ void PyramidBuilder::add_transpose(uint64_t x0, uint64_t y0, const uint32_t* sou
                                    uint64_t h) {
     const uint64_t width = h, height = w;  // the transpose's
     if (!whole_blocks(x0, y0, width, height)) {
-        thread_local std::vector<uint32_t> mirror;
-        mirror.resize(w * h);
-        base::transpose_tile(source, w, h, mirror.data());
-        return add(x0, y0, width, height, mirror.data(), width);
+        return add(x0, y0, width, height, base::transposed(source, w, h), width);
     }
     const uint64_t bx0 = x0 >> kPyramidBase, by0 = y0 >> kPyramidBase;
     const uint64_t across = pyramid_blocks(width, kPyramidBase);

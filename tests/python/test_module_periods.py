@@ -6,7 +6,6 @@ scripts/test puts build/python on PYTHONPATH and sets GRUNDY_REQUIRE_MODULE=1, s
 does not build or import fails the run; elsewhere these tests are skipped without it.
 """
 
-
 import h5py
 import numpy as np
 import pytest

@@ -6,14 +6,9 @@ import os
 import re
 import subprocess
 
-import pytest
+from conftest import PYTHON, import_grundy
 
-from conftest import PYTHON
-
-if os.environ.get("GRUNDY_REQUIRE_MODULE") == "1":
-    import grundy  # noqa: F401  (fails the run if the module does not import)
-else:
-    pytest.importorskip("grundy")
+import_grundy()  # the module itself runs in a child process
 
 CHILD = """
 import sys
