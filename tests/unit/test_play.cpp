@@ -14,9 +14,11 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "grundy/error.hpp"
 #include "grundy/play.hpp"
+#include "play/cold_positions.hpp"
 #include "play/exact_sqrt.hpp"
 #include "support/reference.hpp"
 
@@ -159,6 +161,23 @@ TEST(WythoffPlay, Isqrt128) {
         check(r * r);
         if (r > 0) check(r * r - 1);
     }
+}
+
+// Stepped cold positions against the closed form: from 0 on, and from random starts up to the
+// stepping limit, where floor(n sqrt 5) + 1 squared is within 2^3 of 2^128.
+TEST(WythoffPlay, ColdPositionsSteppedAreTheClosedForm) {
+    std::mt19937_64 rng(5);
+    std::vector<uint64_t> starts = {0, 1, 1000000, ColdPositions::kLimit - 2000};
+    for (int i = 0; i < 40; ++i) starts.push_back(rng() % (ColdPositions::kLimit - 2000));
+    for (const uint64_t start : starts) {
+        ColdPositions p(start);
+        for (uint64_t n = start; n < start + (start == 0 ? 200000 : 1000); ++n, p.next()) {
+            ASSERT_EQ(p.n(), n);
+            ASSERT_EQ(p.a(), wythoff_a(n)) << "n = " << n;
+            ASSERT_EQ(p.b(), wythoff_a(n) + n);
+        }
+    }
+    EXPECT_THROW(ColdPositions{ColdPositions::kLimit}, Error);
 }
 
 // a_n <= n phi < a_n + 1  <=>  (2 a_n - n)^2 <= 5 n^2 < (2 a_n - n + 2)^2, exact in 128 bits for
