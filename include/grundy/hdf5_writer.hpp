@@ -93,8 +93,10 @@ class Hdf5Writer final : public TileSink {
     // up after the engine's last tile, with chunks still queued).
     void drain();
     // Waits for every chunk to be on disk, records the run (threads, tile, kernel and time of
-    // the engine's figures), then marks the file complete.
-    void finish(const EngineStats& run);
+    // the engine's figures), then marks the file complete: after `before_complete`, if given,
+    // has returned (grundy compute completes the pyramid beside the table there, while the
+    // table was being closed). What it throws leaves the file incomplete.
+    void finish(const EngineStats& run, const std::function<void()>& before_complete = {});
     // For a run stopped early (EngineStats::cancelled: a signal, or stop_requested()): waits
     // for every chunk to be on disk, records the run and closes the file with complete = 0 and
     // resumable = 1. If even that fails (the disk filled up inside HDF5), removes the file and

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <future>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -255,7 +256,9 @@ int run(const po::variables_map& v, const Context&) {
     }
     NullSink discard;
     TileSink& table_sink = writer ? static_cast<TileSink&>(*writer) : discard;
-    view::PyramidSink pyramid_sink(table_sink);
+    // The pyramid is written as it is built, to SIDE.tmp until it is complete.
+    const std::string side = io::pyramid_path(r.output);
+    view::PyramidSink pyramid_sink(table_sink, pyramid ? side : std::string());
     TileSink& sink = pyramid ? static_cast<TileSink&>(pyramid_sink) : table_sink;
     const EngineStats stats = compute(r, v, sink, writer && !r.resume);
     // A full disk may strike the last chunks after the last tile: the run then stops too, its
@@ -266,12 +269,16 @@ int run(const po::variables_map& v, const Context&) {
     // Before the table says it is complete, so that a complete table has its pyramid; a stale
     // one of an earlier file is replaced (or removed, when none is written).
     if (writer) {
-        const std::string side = io::pyramid_path(r.output);
-        if (pyramid)
-            io::save_pyramid(pyramid_sink.finish(stats.threads), side);
-        else
+        if (pyramid) {
+            // The pyramid's last rows and its fsync while the table is closed and synced.
+            std::future<void> side_done =
+                std::async(std::launch::async, [&] { pyramid_sink.finish(stats.threads); });
+            writer->finish(stats, [&] { side_done.get(); });
+        } else {
             std::remove(side.c_str());
-        writer->finish(stats);
+            std::remove((side + ".tmp").c_str());  // a killed run's, being written
+            writer->finish(stats);
+        }
     }
     if (!r.quiet) report(stats, writer.get(), r);
     return 0;

@@ -337,9 +337,10 @@ void Hdf5Writer::drain() {
     impl_->stop_writer();  // it writes what is queued first; consume() comes no more
 }
 
-void Hdf5Writer::finish(const EngineStats& run) {
+void Hdf5Writer::finish(const EngineStats& run, const std::function<void()>& before_complete) {
     Impl& m = *impl_;
     close_with_record(run, false);  // nothing left to resume
+    if (before_complete) before_complete();
     // Only now, with everything on disk, does the file say it is complete.
     H5Handle file(H5Fopen(m.options.path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
     if (!file.valid()) throw Error("cannot reopen " + m.options.path);

@@ -4,34 +4,41 @@
 // across] (block (bx, by) covers columns bx 2^L .. and rows by 2^L .., cut at the table's edge):
 // `sample` (uint32, g at the block's cell of least x and y), `scaled` (float32, the mean of
 // (g - x + 2y) / 3y, 0 on row 0), `diff` (float32, the mean of x + y - g), `p_share` (float32,
-// the share of the block's cells that are P-positions).
+// the share of the block's cells that are P-positions). Every dataset contiguous and
+// unfiltered, which is what lets the writer below and io/pyramid_reader.cpp reach its blocks
+// with plain writes and reads where HDF5 placed them.
 #include "io/pyramid_file.hpp"
 
+#include <fcntl.h>
 #include <hdf5.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cerrno>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
 #include <vector>
 
-#include "base/background_sync.hpp"
 #include "base/file_sync.hpp"
 #include "grundy/error.hpp"
-#include "io/direct_writes.hpp"
 #include "io/h5_attributes.hpp"
 #include "io/h5_handle.hpp"
 
 namespace grundy::io {
 namespace {
 
-// Blocks gathered per write: one field of a level is copied into a buffer of this many 4-byte
-// values and written as whole rows of blocks. HDF5's own gather of a strided selection (one
-// field out of BlockStats in place) took 70 ms of a 16384^2 run's end, and 0.25-0.37 s at
-// 32768^2, with the other core idle; this copy takes a few ms, and a buffer of 1 MiB at most.
+constexpr const char* kFields[4] = {"sample", "scaled", "diff", "p_share"};
+
+// Values converted per write: one field of up to this many blocks at a time (1 MiB).
 constexpr uint64_t kSlabValues = uint64_t{1} << 18;
 
 // Field `field` (0..3: sample, scaled, diff, p_share) of a block, its 4 bytes as they are in
-// memory (a float's bits for the last three).
+// memory (a float's bits for the last three), which is the file's little-endian order.
 uint32_t field_bits(const BlockStats& s, int field) {
     if (field == 0) return s.sample;
     const float value = field == 1 ? s.scaled : field == 2 ? s.diff : s.p_share;
@@ -40,35 +47,205 @@ uint32_t field_bits(const BlockStats& s, int field) {
     return bits;
 }
 
-void write_field(hid_t group, const char* name, int field, hid_t file_type, const PyramidLevel& l,
-                 const std::string& path, base::BackgroundSync& sync) {
-    const hsize_t dims[2] = {l.height, l.width};
-    H5Handle space(H5Screate_simple(2, dims, nullptr), H5Sclose);
-    // The default layout, contiguous and unfiltered: io/pyramid_reader.cpp reads the blocks
-    // where they lie.
-    H5Handle ds(
-        H5Dcreate2(group, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-        H5Dclose);
-    if (!ds.valid()) throw Error("cannot write " + path);
-    // The slab holds each value's bits; the memory type says how HDF5 is to read them.
-    const hid_t mem = field == 0 ? H5T_NATIVE_UINT32 : H5T_NATIVE_FLOAT;
-    const uint64_t rows_per_slab =
-        std::max<uint64_t>(1, kSlabValues / std::max<uint64_t>(1, l.width));
-    std::vector<uint32_t> slab(std::min(l.height, rows_per_slab) * l.width);
-    for (uint64_t r0 = 0; r0 < l.height; r0 += rows_per_slab) {
-        const uint64_t rows = std::min(rows_per_slab, l.height - r0);
-        const BlockStats* from = l.blocks.data() + r0 * l.width;
-        for (uint64_t i = 0; i < rows * l.width; ++i) slab[i] = field_bits(from[i], field);
-        const hsize_t start[2] = {r0, 0}, count[2] = {rows, l.width};
-        H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr);
-        H5Handle mspace(H5Screate_simple(2, count, nullptr), H5Sclose);
-        if (H5Dwrite(ds.get(), mem, mspace.get(), space.get(), H5P_DEFAULT, slab.data()) < 0)
-            throw Error("cannot write " + path);
-        sync.wrote(rows * l.width * sizeof(uint32_t));
+// The background flushes' step, and what each does: the written pages go to the disk and then
+// out of the page cache, where a batch system would count them as the job's memory (1.3 GiB
+// at 131072^2). A step well under a 16384^2 table's 22 MB, so that the run's end waits for the
+// last few rows only (with 32 MiB, its final fsync took 26 ms of the run's end).
+constexpr uint64_t kFlushStep = uint64_t{4} << 20;
+int flush_and_drop(int fd) {
+    const int rc = ::fdatasync(fd);
+    if (rc == 0) ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    return rc;
+}
+
+// Creates `tmp` with the attributes and every level's datasets allocated (not filled), and
+// gives where each dataset lies: [level - kPyramidBase][field].
+std::vector<std::array<uint64_t, 4>> lay_out(const std::string& tmp, uint64_t rows, uint64_t cols,
+                                             int top) {
+    silence_hdf5_errors();  // the caller's thread; a failure is this function's one line
+    H5Handle file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+    if (!file.valid()) throw Error("cannot create " + tmp);
+    write_attribute(file.get(), "format", std::string(kPyramidFormat));
+    write_attribute(file.get(), "version", int32_t{1});
+    write_attribute(file.get(), "rows", rows);
+    write_attribute(file.get(), "cols", cols);
+    write_attribute(file.get(), "base_level", int32_t{kPyramidBase});
+    H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    H5Pset_layout(dcpl.get(), H5D_CONTIGUOUS);
+    H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY);
+    H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER);
+    std::vector<std::array<uint64_t, 4>> offsets;
+    for (int l = kPyramidBase; l <= top; ++l) {
+        const std::string name = "level_" + std::to_string(l);
+        H5Handle g(H5Gcreate2(file.get(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                   H5Gclose);
+        if (!g.valid()) throw Error("cannot write " + tmp);
+        const hsize_t dims[2] = {pyramid_blocks(rows, l), pyramid_blocks(cols, l)};
+        H5Handle space(H5Screate_simple(2, dims, nullptr), H5Sclose);
+        std::array<uint64_t, 4> at{};
+        for (int f = 0; f < 4; ++f) {
+            H5Handle ds(H5Dcreate2(g.get(), kFields[f], f == 0 ? H5T_STD_U32LE : H5T_IEEE_F32LE,
+                                   space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+                        H5Dclose);
+            const haddr_t a = ds.valid() ? H5Dget_offset(ds.get()) : HADDR_UNDEF;
+            if (a == HADDR_UNDEF) throw Error("cannot write " + tmp);
+            at[static_cast<size_t>(f)] = a;
+        }
+        offsets.push_back(at);
     }
+    if (!file.reset()) throw Error("cannot write " + tmp + " (disk full?)");
+    return offsets;
 }
 
 }  // namespace
+
+// Rows queued for the writer's thread: the caller keeps `blocks` as they are until finish().
+struct RowsToWrite {
+    size_t level;  // - kPyramidBase
+    uint64_t by0, count;
+    const BlockStats* blocks;
+};
+
+struct PyramidFileWriter::Impl {
+    std::string path, tmp;
+    std::vector<std::array<uint64_t, 4>> offset;  // [level - kPyramidBase][field]
+    std::vector<uint64_t> width;                  // blocks across, per level
+    int fd = -1;
+    std::thread thread;
+    mutable std::mutex mutex;  // guards the members below
+    std::condition_variable wake;
+    std::deque<RowsToWrite> queue;
+    bool stopping = false;
+    int error = 0;  // the first write's or flush's errno
+    uint64_t written = 0;
+    bool finished = false;
+
+    void loop();
+    int write(const RowsToWrite& rows);
+    void stop_thread() {
+        {
+            const std::lock_guard<std::mutex> lock(mutex);
+            stopping = true;
+        }
+        wake.notify_one();
+        if (thread.joinable()) thread.join();
+    }
+    void close_and_remove() {
+        stop_thread();
+        if (fd >= 0) ::close(fd);
+        fd = -1;
+        std::remove(tmp.c_str());
+    }
+};
+
+// The writes, on a thread of their own: a write may wait for the disk (a page being flushed is
+// written again at a row's edge), which the engine's threads must not.
+void PyramidFileWriter::Impl::loop() {
+    uint64_t since_flush = 0;
+    std::unique_lock<std::mutex> lock(mutex);
+    for (;;) {
+        wake.wait(lock, [&] { return !queue.empty() || stopping; });
+        if (queue.empty()) return;
+        const RowsToWrite rows = queue.front();
+        queue.pop_front();
+        const bool ending = stopping;
+        lock.unlock();
+        int err = write(rows);
+        const uint64_t bytes = rows.count * width[rows.level] * sizeof(BlockStats);
+        since_flush += bytes;
+        // Not once finish() is waiting: its fsync flushes what is left.
+        if (err == 0 && since_flush >= kFlushStep && !ending) {
+            since_flush = 0;
+            if (flush_and_drop(fd) != 0 && errno != EINVAL) err = errno;
+        }
+        lock.lock();
+        written += bytes;
+        if (err != 0 && error == 0) error = err;
+    }
+}
+
+int PyramidFileWriter::Impl::write(const RowsToWrite& rows) {
+    const uint64_t w = width[rows.level], per_slab = std::max<uint64_t>(1, kSlabValues / w);
+    std::vector<uint32_t> slab(std::min(per_slab, rows.count) * w);
+    for (int f = 0; f < 4; ++f)
+        for (uint64_t r = 0; r < rows.count; r += per_slab) {
+            const uint64_t n = std::min(per_slab, rows.count - r) * w;
+            const BlockStats* from = rows.blocks + r * w;
+            for (uint64_t i = 0; i < n; ++i) slab[i] = field_bits(from[i], f);
+            const char* p = reinterpret_cast<const char*>(slab.data());
+            uint64_t at = offset[rows.level][static_cast<size_t>(f)] + (rows.by0 + r) * w * 4;
+            for (uint64_t left = n * 4; left > 0;) {
+                const ssize_t done = ::pwrite(fd, p, left, static_cast<off_t>(at));
+                if (done < 0 && errno == EINTR) continue;
+                if (done <= 0) return done < 0 ? errno : EIO;
+                p += done, at += static_cast<uint64_t>(done), left -= static_cast<uint64_t>(done);
+            }
+        }
+    return 0;
+}
+
+PyramidFileWriter::PyramidFileWriter(const std::string& path, uint64_t rows, uint64_t cols, int top)
+    : impl_(std::make_unique<Impl>()) {
+    Impl& m = *impl_;
+    m.path = path;
+    m.tmp = path + ".tmp";
+    try {
+        m.offset = lay_out(m.tmp, rows, cols, top);
+        for (int l = kPyramidBase; l <= top; ++l) m.width.push_back(pyramid_blocks(cols, l));
+        m.fd = ::open(m.tmp.c_str(), O_WRONLY | O_CLOEXEC);
+        if (m.fd < 0) throw Error("cannot open " + m.tmp + ": " + std::strerror(errno));
+        // The whole file's room now, so that a full disk stops the run before it starts rather
+        // than loses the pyramid at its end.
+        const off_t size = ::lseek(m.fd, 0, SEEK_END);
+        const int e = size > 0 ? ::posix_fallocate(m.fd, 0, size) : 0;
+        if (e != 0 && e != EOPNOTSUPP)
+            throw Error("not enough room on the disk for " + m.tmp + ": " + std::strerror(e));
+        m.thread = std::thread([&m] { m.loop(); });
+    } catch (...) {
+        m.close_and_remove();
+        throw;
+    }
+}
+
+PyramidFileWriter::~PyramidFileWriter() {
+    if (!impl_->finished) impl_->close_and_remove();
+}
+
+void PyramidFileWriter::write_rows(int level, uint64_t by0, uint64_t count,
+                                   const BlockStats* blocks) {
+    Impl& m = *impl_;
+    {
+        const std::lock_guard<std::mutex> lock(m.mutex);
+        m.queue.push_back({static_cast<size_t>(level - kPyramidBase), by0, count, blocks});
+    }
+    m.wake.notify_one();
+}
+
+void PyramidFileWriter::finish() {
+    Impl& m = *impl_;
+    m.stop_thread();  // it writes what is queued first
+    int error = m.error;
+    if (error == 0 && ::fsync(m.fd) != 0) error = errno;  // durable before it is renamed
+    if (error != 0) {
+        m.close_and_remove();
+        m.finished = true;
+        throw Error("cannot write " + m.tmp + ": " + std::strerror(error));
+    }
+    ::posix_fadvise(m.fd, 0, 0, POSIX_FADV_DONTNEED);
+    ::close(m.fd);
+    m.fd = -1;
+    m.finished = true;
+    if (std::rename(m.tmp.c_str(), m.path.c_str()) != 0) {
+        std::remove(m.tmp.c_str());
+        throw Error("cannot rename " + m.tmp + " to " + m.path);
+    }
+    base::sync_folder_of(m.path);
+}
+
+uint64_t PyramidFileWriter::bytes_written() const {
+    const std::lock_guard<std::mutex> lock(impl_->mutex);
+    return impl_->written;
+}
 
 const PyramidLevel* Pyramid::level(int l) const {
     for (const PyramidLevel& p : levels)
@@ -87,59 +264,9 @@ std::string pyramid_path(const std::string& table_path) {
 }
 
 void save_pyramid(const Pyramid& p, const std::string& path) {
-    const std::string tmp = path + ".tmp";
-    {
-        // Past the page cache, as the table's chunks (direct_writes.hpp): 1.3 GiB at 131072²,
-        // written at the end of the run, which the cache would only make slower.
-        const H5Handle access = table_file_access(true);
-        H5Handle file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT,
-                                access.valid() ? access.get() : H5P_DEFAULT),
-                      H5Fclose);
-        if (!file.valid()) throw Error("cannot create " + tmp);
-        // 1.3 GiB at 131072^2: flushed as it is written, not all by the fsync below.
-        base::BackgroundSync sync(tmp, uint64_t{32} << 20);
-        write_attribute(file.get(), "format", std::string(kPyramidFormat));
-        write_attribute(file.get(), "version", int32_t{1});
-        write_attribute(file.get(), "rows", p.rows);
-        write_attribute(file.get(), "cols", p.cols);
-        write_attribute(file.get(), "base_level", int32_t{kPyramidBase});
-        try {
-            for (const PyramidLevel& l : p.levels) {
-                const std::string name = "level_" + std::to_string(l.level);
-                H5Handle g(
-                    H5Gcreate2(file.get(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                    H5Gclose);
-                if (!g.valid()) throw Error("cannot write " + tmp);
-                write_field(g.get(), "sample", 0, H5T_STD_U32LE, l, tmp, sync);
-                write_field(g.get(), "scaled", 1, H5T_IEEE_F32LE, l, tmp, sync);
-                write_field(g.get(), "diff", 2, H5T_IEEE_F32LE, l, tmp, sync);
-                write_field(g.get(), "p_share", 3, H5T_IEEE_F32LE, l, tmp, sync);
-            }
-        } catch (...) {
-            file.reset();
-            sync.finish();
-            std::remove(tmp.c_str());
-            throw;
-        }
-        const int flush_error = sync.finish();
-        if (!file.reset() || flush_error != 0) {
-            std::remove(tmp.c_str());
-            throw Error(
-                "cannot write " + tmp +
-                (flush_error ? ": " + std::string(std::strerror(flush_error)) : " (disk full?)"));
-        }
-    }
-    try {
-        base::sync_path(tmp);  // durable before its name says it is complete
-    } catch (...) {
-        std::remove(tmp.c_str());
-        throw;
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        throw Error("cannot rename " + tmp + " to " + path);
-    }
-    base::sync_folder_of(path);
+    PyramidFileWriter file(path, p.rows, p.cols, p.levels.back().level);
+    for (const PyramidLevel& l : p.levels) file.write_rows(l.level, 0, l.height, l.blocks.data());
+    file.finish();
 }
 
 }  // namespace grundy::io

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,8 +49,37 @@ class Pyramid {
 // The file beside a table that holds its pyramid.
 std::string pyramid_path(const std::string& table_path);
 
-// Writes the pyramid to `path` whole or not at all (PATH.tmp, fsync, rename). Throws
-// grundy::Error when it cannot.
+// Writes a pyramid file as its rows of blocks come. The file, PATH.tmp, is laid out whole when
+// made: every level's datasets allocated in it, contiguous, and its room on the disk reserved;
+// each row of blocks is then written where HDF5 placed it, with plain writes on a thread of the
+// writer's own, as the reader reads them (io/pyramid_reader.hpp). finish() makes it durable and
+// renames it to PATH; a writer destroyed before that removes PATH.tmp. So grundy compute writes the
+// pyramid while the table is being computed, not all of it at the end.
+class PyramidFileWriter {
+  public:
+    // Levels kPyramidBase..top of a rows x cols table. Throws grundy::Error when PATH.tmp
+    // cannot be made or the disk cannot hold it.
+    PyramidFileWriter(const std::string& path, uint64_t rows, uint64_t cols, int top);
+    ~PyramidFileWriter();
+    PyramidFileWriter(const PyramidFileWriter&) = delete;
+    PyramidFileWriter& operator=(const PyramidFileWriter&) = delete;
+
+    // Rows by0..by0 + count - 1 of `level`, row-major, written by the writer's own thread:
+    // `blocks` must stay as they are until finish(). Never throws: the first failure is kept
+    // for finish() to report.
+    void write_rows(int level, uint64_t by0, uint64_t count, const BlockStats* blocks);
+    // Fsyncs PATH.tmp and renames it to PATH. Throws grundy::Error when a write failed or it
+    // cannot.
+    void finish();
+    uint64_t bytes_written() const;  // by write_rows so far (tests)
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Writes the pyramid to `path` whole or not at all (PATH.tmp, fsync, rename) through a
+// PyramidFileWriter. Throws grundy::Error when it cannot.
 void save_pyramid(const Pyramid& pyramid, const std::string& path);
 
 // Levels kPyramidBase..top of the pyramid of a rows x cols table, read from `path`; nullopt

@@ -97,6 +97,7 @@ std::optional<Pyramid> load_pyramid(const Hdf5TableReader& table) {
 void PyramidSink::begin(const TableShape& shape) {
     builder_ = std::make_unique<PyramidBuilder>(shape.rows, shape.cols);
     next_.begin(shape);
+    if (!path_.empty()) builder_->stream_to(path_);
 }
 
 void PyramidSink::consume(const TileView& tile) {

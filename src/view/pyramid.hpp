@@ -16,6 +16,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "grundy/tile_sink.hpp"
@@ -45,6 +46,8 @@ int top_level(uint64_t rows, uint64_t cols);
 uint64_t pyramid_build_bytes(uint64_t rows, uint64_t cols, bool whole_blocks);
 uint64_t pyramid_loaded_bytes(uint64_t rows, uint64_t cols);
 
+class PyramidStream;
+
 // The base level, filled rectangle by rectangle (any order, any threads), then the levels above
 // (pyramid_builder.cpp).
 class PyramidBuilder {
@@ -59,9 +62,15 @@ class PyramidBuilder {
     // Adds the transpose of `source` (w wide and h high, row-major) as the rectangle of h
     // columns and w rows at (x0, y0), the same way, reading `source` as it lies.
     void add_transpose(uint64_t x0, uint64_t y0, const uint32_t* source, uint64_t w, uint64_t h);
+    // Writes the pyramid to PATH while it is built (view/pyramid_stream.hpp): each row of
+    // blocks once its cells have all been added, the rest by finish(). Before any add. Throws
+    // grundy::Error when PATH.tmp cannot be made.
+    void stream_to(const std::string& path);
     // The base level (the P-positions' shares from Wythoff's formula: the values say the same
-    // for a right table) and the levels above, on `threads` OpenMP threads. Once only.
+    // for a right table) and the levels above, on `threads` OpenMP threads; streamed, the file
+    // completed too. Once only.
     Pyramid finish(int threads = 1);
+    uint64_t rows_written() const;  // base rows streamed so far (tests)
 
   private:
     // Where add_rows adds: block (bx, by) at (by - by0) * stride + bx - bx0.
@@ -88,8 +97,13 @@ class PyramidBuilder {
                            uint64_t stride) const;
     BlockStats stats(uint64_t bx, uint64_t by, uint64_t sum_g, double sum_scaled, uint32_t sample,
                      uint32_t p_count) const;
+    // Rows y0..y0 + height - 1 have `width` more cells with their blocks' statistics made: told
+    // to the stream, if any.
+    void rows_added(uint64_t y0, uint64_t width, uint64_t height);
+    int top() const;  // the highest level
     uint64_t rows_, cols_, width_, height_;
-    std::vector<BlockStats> base_;
+    PyramidLevel base_;
+    std::unique_ptr<PyramidStream> stream_;
     std::unique_ptr<SharedSums> shared_;
     std::mutex shared_mutex_;
 };
@@ -110,15 +124,19 @@ std::optional<Pyramid> build_pyramid(const Hdf5TableReader& table,
 // A TileSink that builds the pyramid of the tiles it passes on to `next` (grundy compute).
 class PyramidSink final : public TileSink {
   public:
-    explicit PyramidSink(TileSink& next) : next_(next) {}
+    // With a `path`, the pyramid is written there as it is built (PyramidBuilder::stream_to).
+    explicit PyramidSink(TileSink& next, std::string path = {})
+        : next_(next), path_(std::move(path)) {}
     void begin(const TableShape& shape) override;
     void consume(const TileView& tile) override;
     void consume_transpose(const TileView& source) override;
     bool stop_requested() const override { return next_.stop_requested(); }
     Pyramid finish(int threads = 1) { return builder_->finish(threads); }
+    uint64_t rows_written() const { return builder_ ? builder_->rows_written() : 0; }  // tests
 
   private:
     TileSink& next_;
+    std::string path_;
     std::unique_ptr<PyramidBuilder> builder_;
 };
 

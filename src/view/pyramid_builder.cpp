@@ -15,6 +15,7 @@
 #include "grundy/play.hpp"
 #include "play/cold_positions.hpp"
 #include "view/pyramid.hpp"
+#include "view/pyramid_stream.hpp"
 
 namespace grundy::view {
 namespace {
@@ -77,14 +78,21 @@ GRUNDY_SIMD_CLONES void row_shares(const uint64_t* sums, uint64_t count, uint64_
     for (uint64_t i = 0; i < count; ++i) out[i] = scaled_sum(sums[i], x, n, y0 + i, inv[i]);
 }
 
-PyramidLevel reduce(const PyramidLevel& below, uint64_t rows, uint64_t cols, int threads) {
+}  // namespace
+
+PyramidLevel level_above(const PyramidLevel& below, uint64_t rows, uint64_t cols) {
     PyramidLevel up;
     up.level = below.level + 1;
     up.width = pyramid_blocks(cols, up.level);
     up.height = pyramid_blocks(rows, up.level);
     up.blocks.resize(up.width * up.height);
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (uint64_t by = 0; by < up.height; ++by)
+    return up;
+}
+
+// Rows [from, to) of `up` from the rows of `below` under them.
+void reduce_rows(const PyramidLevel& below, PyramidLevel& up, uint64_t from, uint64_t to,
+                 uint64_t rows, uint64_t cols) {
+    for (uint64_t by = from; by < to; ++by)
         for (uint64_t bx = 0; bx < up.width; ++bx) {
             double scaled = 0, diff = 0, p = 0, cells = 0;
             for (uint64_t j = 2 * by; j < std::min(2 * by + 2, below.height); ++j)
@@ -103,6 +111,14 @@ PyramidLevel reduce(const PyramidLevel& below, uint64_t rows, uint64_t cols, int
             out.diff = static_cast<float>(diff / cells);
             out.p_share = static_cast<float>(p / cells);
         }
+}
+
+namespace {
+
+PyramidLevel reduce(const PyramidLevel& below, uint64_t rows, uint64_t cols, int threads) {
+    PyramidLevel up = level_above(below, rows, cols);
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (uint64_t by = 0; by < up.height; ++by) reduce_rows(below, up, by, by + 1, rows, cols);
     return up;
 }
 
@@ -119,10 +135,33 @@ PyramidBuilder::PyramidBuilder(uint64_t rows, uint64_t cols)
     : rows_(rows),
       cols_(cols),
       width_(pyramid_blocks(cols, kPyramidBase)),
-      height_(pyramid_blocks(rows, kPyramidBase)),
-      base_(width_ * height_) {}
+      height_(pyramid_blocks(rows, kPyramidBase)) {
+    base_.level = kPyramidBase;
+    base_.width = width_;
+    base_.height = height_;
+    base_.blocks.resize(width_ * height_);
+}
 
 PyramidBuilder::~PyramidBuilder() = default;
+
+void PyramidBuilder::stream_to(const std::string& path) {
+    stream_ = std::make_unique<PyramidStream>(path, rows_, cols_, top(), base_);
+}
+
+uint64_t PyramidBuilder::rows_written() const {
+    return stream_ ? stream_->rows_written() : 0;
+}
+
+int PyramidBuilder::top() const {
+    return std::max(top_level(rows_, cols_), kPyramidBase);
+}
+
+void PyramidBuilder::rows_added(uint64_t y0, uint64_t width, uint64_t height) {
+    if (!stream_) return;
+    for (uint64_t y = y0; y < y0 + height; y = (y | (kBase - 1)) + 1)
+        stream_->add_cells(y >> kPyramidBase,
+                           width * (std::min(y0 + height, (y | (kBase - 1)) + 1) - y));
+}
 
 // The statistics of block (bx, by) from its sums, its sample and its P-positions.
 BlockStats PyramidBuilder::stats(uint64_t bx, uint64_t by, uint64_t sum_g, double sum_scaled,
@@ -214,8 +253,10 @@ void PyramidBuilder::add(uint64_t x0, uint64_t y0, uint64_t width, uint64_t heig
         add_rows(x0, y, width, h, values + (y - y0) * stride, stride,
                  {g.data(), scaled.data(), sample.data(), bx0, by, across});
         for (uint64_t i = 0; i < across; ++i)
-            base_[by * width_ + bx0 + i] = stats(bx0 + i, by, g[i], scaled[i], sample[i], p[i]);
+            base_.blocks[by * width_ + bx0 + i] =
+                stats(bx0 + i, by, g[i], scaled[i], sample[i], p[i]);
     }
+    rows_added(y0, width, height);
 }
 
 // The transpose's row y = y0 + i within a block is column i of `source` within a band of
@@ -256,9 +297,10 @@ void PyramidBuilder::add_transpose(uint64_t x0, uint64_t y0, const uint32_t* sou
             // d kBase.
             const uint32_t sample = source[a * kBase * w + d * kBase];
             const uint64_t b = d * across + a;
-            base_[(by0 + d) * width_ + bx0 + a] =
+            base_.blocks[(by0 + d) * width_ + bx0 + a] =
                 stats(bx0 + a, by0 + d, g[b], scaled[b], sample, p_count[b]);
         }
+    rows_added(y0, width, height);
 }
 
 // Table-wide sums for the rectangles that share blocks (tiles of a side that is not a multiple
@@ -290,22 +332,23 @@ Pyramid PyramidBuilder::finish(int threads) {
         count_p_positions(0, cols_, 0, rows_, p_count.data(), width_);
         for (uint64_t i = 0; i < width_ * height_; ++i)
             if (s.touched[i])
-                base_[i] =
+                base_.blocks[i] =
                     stats(i % width_, i / width_, s.g[i], s.scaled[i], s.sample[i], p_count[i]);
         shared_.reset();
     }
     Pyramid p;
     p.rows = rows_;
     p.cols = cols_;
-    PyramidLevel base;
-    base.level = kPyramidBase;
-    base.width = width_;
-    base.height = height_;
-    base.blocks = std::move(base_);
-    p.levels.push_back(std::move(base));
+    if (stream_) {
+        std::vector<PyramidLevel> upper = stream_->finish();
+        stream_.reset();
+        p.levels.push_back(std::move(base_));
+        for (PyramidLevel& l : upper) p.levels.push_back(std::move(l));
+        return p;
+    }
+    p.levels.push_back(std::move(base_));
     // On the threads the sweep has just left, which would otherwise wait for this one.
-    const int top = std::max(top_level(rows_, cols_), kPyramidBase);
-    while (p.levels.back().level < top)
+    while (p.levels.back().level < top())
         p.levels.push_back(reduce(p.levels.back(), rows_, cols_, threads));
     return p;
 }

@@ -152,6 +152,9 @@ void stop_and_resume_at_several_moments(const RunSpec& run, const ScratchDir& di
         ASSERT_TRUE(fs::exists(f));
         EXPECT_EQ(attribute(f, "complete"), 0);
         EXPECT_EQ(attribute(f, "resumable"), 1);
+        // The pyramid being written went with the stopped run.
+        EXPECT_FALSE(fs::exists(f + ".pyramid.tmp"));
+        EXPECT_FALSE(fs::exists(f + ".pyramid"));
         const long done = tiles_done(s.log);
         EXPECT_GE(done, static_cast<long>(run.chunks(fraction))) << s.log;
         // Readers refuse the unfinished file.
@@ -313,8 +316,12 @@ TEST_F(CliResume, HardKill) {
         const std::string f = dir.file("k" + std::to_string(static_cast<int>(fraction * 10)));
         const Stopped s = stop_at(command(run, f), run.chunks(fraction), SIGKILL, dir.file("log"));
         ASSERT_EQ(s.status, 128 + SIGKILL) << s.log;
+        // The pyramid being written is left as it was, under a name no reader opens.
+        EXPECT_TRUE(fs::exists(f + ".pyramid.tmp"));
+        EXPECT_FALSE(fs::exists(f + ".pyramid"));
         const auto r = run_grundy(command(run, f) + " --resume");
         ASSERT_EQ(r.status, 0) << r.output;
+        EXPECT_FALSE(fs::exists(f + ".pyramid.tmp"));  // the resumed run writes none
         // The chunks flushed before the kill were taken over: more, the later the kill.
         const size_t at = r.output.find("resumed: ");
         ASSERT_NE(at, std::string::npos) << r.output;

@@ -1,0 +1,72 @@
+#include "view/pyramid_stream.hpp"
+
+#include <algorithm>
+
+namespace grundy::view {
+
+PyramidStream::PyramidStream(const std::string& path, uint64_t rows, uint64_t cols, int top,
+                             const PyramidLevel& base)
+    : rows_(rows),
+      cols_(cols),
+      base_(base),
+      file_(path, rows, cols, top),
+      left_(base.height),
+      done_(base.height),
+      written_(static_cast<size_t>(top - base.level + 1)) {
+    const uint64_t side = uint64_t{1} << base.level;
+    for (uint64_t by = 0; by < base.height; ++by)
+        left_[by] = cols * std::min(side, rows - by * side);
+    for (int l = base.level + 1; l <= top; ++l)
+        upper_.push_back(level_above(upper_.empty() ? base : upper_.back(), rows, cols));
+}
+
+void PyramidStream::add_cells(uint64_t by, uint64_t cells) {
+    // The last cells of a row make it done: what every thread stored into the row before its
+    // own count is seen by the thread that writes it.
+    if (left_[by].fetch_sub(cells, std::memory_order_acq_rel) == cells) row_done(by);
+}
+
+void PyramidStream::row_done(uint64_t by) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    done_[by] = 1;
+    write_done_rows();
+}
+
+// Writes the base rows done from the first one not written on, then each level's rows whose
+// rows below are all written. Rows are done nearly in order (a wavefront finishes the rows of
+// tiles from the top), so little waits for a row done late.
+void PyramidStream::write_done_rows() {
+    uint64_t to = written_[0];
+    while (to < base_.height && done_[to]) ++to;
+    if (to == written_[0]) return;
+    file_.write_rows(base_.level, written_[0], to - written_[0],
+                     base_.blocks.data() + written_[0] * base_.width);
+    written_[0] = to;
+    for (size_t l = 1; l < written_.size(); ++l) {
+        const PyramidLevel& below = l == 1 ? base_ : upper_[l - 2];
+        PyramidLevel& up = upper_[l - 1];
+        const uint64_t ready = written_[l - 1] == below.height ? up.height : written_[l - 1] / 2;
+        if (ready <= written_[l]) break;
+        reduce_rows(below, up, written_[l], ready, rows_, cols_);
+        file_.write_rows(up.level, written_[l], ready - written_[l],
+                         up.blocks.data() + written_[l] * up.width);
+        written_[l] = ready;
+    }
+}
+
+std::vector<PyramidLevel> PyramidStream::finish() {
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        std::fill(done_.begin(), done_.end(), 1);
+        write_done_rows();
+    }
+    file_.finish();
+    return std::move(upper_);
+}
+
+uint64_t PyramidStream::rows_written() const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return written_[0];
+}
+
+}  // namespace grundy::view

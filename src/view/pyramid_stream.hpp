@@ -1,0 +1,55 @@
+// The pyramid written while it is built (grundy compute): each row of the base level goes to
+// the file once every cell under it has come, and each row of a level above is made from the
+// two rows under it, and written, as soon as they are. The run's end then writes only the rows
+// still missing, where it wrote the whole pyramid: 22 MB at 16384^2, 1.3 GiB at 131072^2.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "io/pyramid_file.hpp"
+
+namespace grundy::view {
+
+using io::PyramidLevel;
+
+// The level above `below`, its blocks zero (pyramid_builder.cpp).
+PyramidLevel level_above(const PyramidLevel& below, uint64_t rows, uint64_t cols);
+// Rows [from, to) of `up` from the rows of `below` under them (pyramid_builder.cpp).
+void reduce_rows(const PyramidLevel& below, PyramidLevel& up, uint64_t from, uint64_t to,
+                 uint64_t rows, uint64_t cols);
+
+class PyramidStream {
+  public:
+    // The levels kPyramidBase..top of a rows x cols table to PATH (io::PyramidFileWriter), the
+    // base level read from `base` as its rows are done. Throws grundy::Error when the file
+    // cannot be made.
+    PyramidStream(const std::string& path, uint64_t rows, uint64_t cols, int top,
+                  const PyramidLevel& base);
+
+    // `cells` more cells of base row `by` have their blocks' statistics in the base level; the
+    // row is written when it has them all. From any thread.
+    void add_cells(uint64_t by, uint64_t cells);
+    // Every row not written yet (the base level is complete now), then the file made durable
+    // and renamed into place; gives the levels above the base. Throws grundy::Error when a
+    // write failed.
+    std::vector<PyramidLevel> finish();
+    uint64_t rows_written() const;  // of the base level so far (tests)
+
+  private:
+    void row_done(uint64_t by);
+    void write_done_rows();
+    uint64_t rows_, cols_;
+    const PyramidLevel& base_;
+    io::PyramidFileWriter file_;
+    std::vector<std::atomic<uint64_t>> left_;  // cells of each base row still to come
+    mutable std::mutex mutex_;                 // guards the members below
+    std::vector<char> done_;                   // base rows with all their cells
+    std::vector<uint64_t> written_;            // rows written, per level from the base up
+    std::vector<PyramidLevel> upper_;          // the levels above the base
+};
+
+}  // namespace grundy::view
