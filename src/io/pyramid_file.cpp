@@ -122,16 +122,19 @@ struct PyramidFileWriter::Impl {
 
     void loop();
     int write(const RowsToWrite& rows);
-    void stop_thread() {
+    // Waits for the thread: after it has written what is queued, or, `discard`ing that, at
+    // once.
+    void stop_thread(bool discard = false) {
         {
             const std::lock_guard<std::mutex> lock(mutex);
             stopping = true;
+            if (discard) queue.clear();
         }
         wake.notify_one();
         if (thread.joinable()) thread.join();
     }
     void close_and_remove() {
-        stop_thread();
+        stop_thread(true);
         if (fd >= 0) ::close(fd);
         fd = -1;
         std::remove(tmp.c_str());

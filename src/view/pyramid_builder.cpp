@@ -7,6 +7,8 @@
 // whole table, made when the first such rectangle comes and turned into statistics at the end.
 // So a run with the default tiles holds the base level alone (16 bytes a block) where it held
 // its sums as well (20 bytes a block more), and its end has no pass over the blocks to make.
+// Streamed (stream_to), each rectangle's cells are counted off its rows of blocks, and a row
+// whose cells have all come goes to the file at once (pyramid_stream.cpp).
 #include <algorithm>
 #include <cstddef>
 

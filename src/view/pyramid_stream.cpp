@@ -9,10 +9,10 @@ PyramidStream::PyramidStream(const std::string& path, uint64_t rows, uint64_t co
     : rows_(rows),
       cols_(cols),
       base_(base),
-      file_(path, rows, cols, top),
       left_(base.height),
       done_(base.height),
-      written_(static_cast<size_t>(top - base.level + 1)) {
+      written_(static_cast<size_t>(top - base.level + 1)),
+      file_(path, rows, cols, top) {
     const uint64_t side = uint64_t{1} << base.level;
     for (uint64_t by = 0; by < base.height; ++by)
         left_[by] = cols * std::min(side, rows - by * side);

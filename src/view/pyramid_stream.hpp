@@ -44,12 +44,13 @@ class PyramidStream {
     void write_done_rows();
     uint64_t rows_, cols_;
     const PyramidLevel& base_;
-    io::PyramidFileWriter file_;
     std::vector<std::atomic<uint64_t>> left_;  // cells of each base row still to come
     mutable std::mutex mutex_;                 // guards the members below
     std::vector<char> done_;                   // base rows with all their cells
     std::vector<uint64_t> written_;            // rows written, per level from the base up
     std::vector<PyramidLevel> upper_;          // the levels above the base
+    // Last, so that it goes first: its thread may still be writing rows of upper_.
+    io::PyramidFileWriter file_;
 };
 
 }  // namespace grundy::view
