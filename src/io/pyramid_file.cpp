@@ -99,11 +99,13 @@ std::vector<std::array<uint64_t, 4>> lay_out(const std::string& tmp, uint64_t ro
 
 }  // namespace
 
-// Rows queued for the writer's thread: the caller keeps `blocks` as they are until finish().
+// Rows queued for the writer's thread: `blocks` kept as they are by the caller until finish(),
+// or pointing into `owned`.
 struct RowsToWrite {
     size_t level;  // - kPyramidBase
     uint64_t by0, count;
     const BlockStats* blocks;
+    std::vector<BlockStats> owned;
 };
 
 struct PyramidFileWriter::Impl {
@@ -149,7 +151,7 @@ void PyramidFileWriter::Impl::loop() {
     for (;;) {
         wake.wait(lock, [&] { return !queue.empty() || stopping; });
         if (queue.empty()) return;
-        const RowsToWrite rows = queue.front();
+        const RowsToWrite rows = std::move(queue.front());
         queue.pop_front();
         const bool ending = stopping;
         lock.unlock();
@@ -219,7 +221,19 @@ void PyramidFileWriter::write_rows(int level, uint64_t by0, uint64_t count,
     Impl& m = *impl_;
     {
         const std::lock_guard<std::mutex> lock(m.mutex);
-        m.queue.push_back({static_cast<size_t>(level - kPyramidBase), by0, count, blocks});
+        m.queue.push_back({static_cast<size_t>(level - kPyramidBase), by0, count, blocks, {}});
+    }
+    m.wake.notify_one();
+}
+
+void PyramidFileWriter::write_rows(int level, uint64_t by0, std::vector<BlockStats> rows) {
+    Impl& m = *impl_;
+    const size_t l = static_cast<size_t>(level - kPyramidBase);
+    {
+        const std::lock_guard<std::mutex> lock(m.mutex);
+        RowsToWrite& queued = m.queue.emplace_back(
+            RowsToWrite{l, by0, rows.size() / m.width[l], nullptr, std::move(rows)});
+        queued.blocks = queued.owned.data();
     }
     m.wake.notify_one();
 }

@@ -68,6 +68,8 @@ class PyramidFileWriter {
     // `blocks` must stay as they are until finish(). Never throws: the first failure is kept
     // for finish() to report.
     void write_rows(int level, uint64_t by0, uint64_t count, const BlockStats* blocks);
+    // The same for rows handed over: whole rows of `level`, from row by0.
+    void write_rows(int level, uint64_t by0, std::vector<BlockStats> rows);
     // Fsyncs PATH.tmp and renames it to PATH. Throws grundy::Error when a write failed or it
     // cannot.
     void finish();

@@ -67,8 +67,9 @@ class PyramidBuilder {
     // grundy::Error when PATH.tmp cannot be made.
     void stream_to(const std::string& path);
     // The base level (the P-positions' shares from Wythoff's formula: the values say the same
-    // for a right table) and the levels above, on `threads` OpenMP threads; streamed, the file
-    // completed too. Once only.
+    // for a right table) and the levels above, on `threads` OpenMP threads. Streamed, the file
+    // is completed instead, and the levels above the base, dropped as they were written, are
+    // in it only: the Pyramid returned holds the base level. Once only.
     Pyramid finish(int threads = 1);
     uint64_t rows_written() const;  // base rows streamed so far (tests)
 

@@ -80,8 +80,6 @@ GRUNDY_SIMD_CLONES void row_shares(const uint64_t* sums, uint64_t count, uint64_
     for (uint64_t i = 0; i < count; ++i) out[i] = scaled_sum(sums[i], x, n, y0 + i, inv[i]);
 }
 
-}  // namespace
-
 PyramidLevel level_above(const PyramidLevel& below, uint64_t rows, uint64_t cols) {
     PyramidLevel up;
     up.level = below.level + 1;
@@ -91,15 +89,16 @@ PyramidLevel level_above(const PyramidLevel& below, uint64_t rows, uint64_t cols
     return up;
 }
 
-// Rows [from, to) of `up` from the rows of `below` under them.
-void reduce_rows(const PyramidLevel& below, PyramidLevel& up, uint64_t from, uint64_t to,
-                 uint64_t rows, uint64_t cols) {
+}  // namespace
+
+void reduce_rows(const PyramidLevel& below, uint64_t below_first, PyramidLevel& up,
+                 uint64_t up_first, uint64_t from, uint64_t to, uint64_t rows, uint64_t cols) {
     for (uint64_t by = from; by < to; ++by)
         for (uint64_t bx = 0; bx < up.width; ++bx) {
             double scaled = 0, diff = 0, p = 0, cells = 0;
             for (uint64_t j = 2 * by; j < std::min(2 * by + 2, below.height); ++j)
                 for (uint64_t i = 2 * bx; i < std::min(2 * bx + 2, below.width); ++i) {
-                    const BlockStats& s = below.at(i, j);
+                    const BlockStats& s = below.blocks[(j - below_first) * below.width + i];
                     const double n = static_cast<double>(block_cells(cols, below.level, i) *
                                                          block_cells(rows, below.level, j));
                     scaled += s.scaled * n;
@@ -107,8 +106,8 @@ void reduce_rows(const PyramidLevel& below, PyramidLevel& up, uint64_t from, uin
                     p += s.p_share * n;
                     cells += n;
                 }
-            BlockStats& out = up.blocks[by * up.width + bx];
-            out.sample = below.at(2 * bx, 2 * by).sample;
+            BlockStats& out = up.blocks[(by - up_first) * up.width + bx];
+            out.sample = below.blocks[(2 * by - below_first) * below.width + 2 * bx].sample;
             out.scaled = static_cast<float>(scaled / cells);
             out.diff = static_cast<float>(diff / cells);
             out.p_share = static_cast<float>(p / cells);
@@ -120,7 +119,8 @@ namespace {
 PyramidLevel reduce(const PyramidLevel& below, uint64_t rows, uint64_t cols, int threads) {
     PyramidLevel up = level_above(below, rows, cols);
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (uint64_t by = 0; by < up.height; ++by) reduce_rows(below, up, by, by + 1, rows, cols);
+    for (uint64_t by = 0; by < up.height; ++by)
+        reduce_rows(below, 0, up, 0, by, by + 1, rows, cols);
     return up;
 }
 
@@ -342,10 +342,10 @@ Pyramid PyramidBuilder::finish(int threads) {
     p.rows = rows_;
     p.cols = cols_;
     if (stream_) {
-        std::vector<PyramidLevel> upper = stream_->finish();
+        // The file completed; the levels above the base went to it and are not kept.
+        stream_->finish();
         stream_.reset();
         p.levels.push_back(std::move(base_));
-        for (PyramidLevel& l : upper) p.levels.push_back(std::move(l));
         return p;
     }
     p.levels.push_back(std::move(base_));

@@ -1,6 +1,7 @@
 #include "view/pyramid_stream.hpp"
 
 #include <algorithm>
+#include <cstddef>
 
 namespace grundy::view {
 
@@ -16,8 +17,14 @@ PyramidStream::PyramidStream(const std::string& path, uint64_t rows, uint64_t co
     const uint64_t side = uint64_t{1} << base.level;
     for (uint64_t by = 0; by < base.height; ++by)
         left_[by] = cols * std::min(side, rows - by * side);
-    for (int l = base.level + 1; l <= top; ++l)
-        upper_.push_back(level_above(upper_.empty() ? base : upper_.back(), rows, cols));
+    for (int l = base.level + 1; l <= top; ++l) {
+        PyramidLevel up;
+        up.level = l;
+        up.width = io::pyramid_blocks(cols, l);
+        up.height = io::pyramid_blocks(rows, l);
+        upper_.push_back(std::move(up));
+        first_.push_back(0);
+    }
 }
 
 void PyramidStream::add_cells(uint64_t by, uint64_t cells) {
@@ -44,24 +51,39 @@ void PyramidStream::write_done_rows() {
     written_[0] = to;
     for (size_t l = 1; l < written_.size(); ++l) {
         const PyramidLevel& below = l == 1 ? base_ : upper_[l - 2];
+        const uint64_t below_first = l == 1 ? 0 : first_[l - 2];
         PyramidLevel& up = upper_[l - 1];
+        uint64_t& up_first = first_[l - 1];
         const uint64_t ready = written_[l - 1] == below.height ? up.height : written_[l - 1] / 2;
         if (ready <= written_[l]) break;
-        reduce_rows(below, up, written_[l], ready, rows_, cols_);
-        file_.write_rows(up.level, written_[l], ready - written_[l],
-                         up.blocks.data() + written_[l] * up.width);
+        up.blocks.resize((ready - up_first) * up.width);
+        reduce_rows(below, below_first, up, up_first, written_[l], ready, rows_, cols_);
+        const auto made =
+            up.blocks.begin() + static_cast<ptrdiff_t>((written_[l] - up_first) * up.width);
+        file_.write_rows(up.level, written_[l], std::vector<BlockStats>(made, up.blocks.end()));
         written_[l] = ready;
+        if (l >= 2) drop_rows(upper_[l - 2], first_[l - 2], 2 * ready);  // made into this level
+        if (l + 1 == written_.size()) drop_rows(up, up_first, ready);    // the top: nothing above
     }
 }
 
-std::vector<PyramidLevel> PyramidStream::finish() {
+// Drops the rows of `level` (held from row `first` on) below row `until`.
+void PyramidStream::drop_rows(PyramidLevel& level, uint64_t& first, uint64_t until) {
+    const uint64_t held = level.blocks.size() / level.width;
+    const uint64_t to = std::min(until, first + held);
+    if (to <= first) return;
+    level.blocks.erase(level.blocks.begin(),
+                       level.blocks.begin() + static_cast<ptrdiff_t>((to - first) * level.width));
+    first = to;
+}
+
+void PyramidStream::finish() {
     {
         const std::lock_guard<std::mutex> lock(mutex_);
         std::fill(done_.begin(), done_.end(), 1);
         write_done_rows();
     }
     file_.finish();
-    return std::move(upper_);
 }
 
 uint64_t PyramidStream::rows_written() const {

@@ -1,7 +1,8 @@
 // The pyramid written while it is built (grundy compute): each row of the base level goes to
 // the file once every cell under it has come, and each row of a level above is made from the
-// two rows under it, and written, as soon as they are. The run's end then writes only the rows
-// still missing, where it wrote the whole pyramid: 22 MB at 16384^2, 1.3 GiB at 131072^2.
+// two rows under it, written, and dropped, as soon as they are. The run's end then writes only
+// the rows still missing, where it wrote the whole pyramid: 22 MB at 16384^2, 1.3 GiB at
+// 131072^2, and the levels above the base are never held whole.
 #pragma once
 
 #include <atomic>
@@ -14,13 +15,14 @@
 
 namespace grundy::view {
 
+using io::BlockStats;
 using io::PyramidLevel;
 
-// The level above `below`, its blocks zero (pyramid_builder.cpp).
-PyramidLevel level_above(const PyramidLevel& below, uint64_t rows, uint64_t cols);
-// Rows [from, to) of `up` from the rows of `below` under them (pyramid_builder.cpp).
-void reduce_rows(const PyramidLevel& below, PyramidLevel& up, uint64_t from, uint64_t to,
-                 uint64_t rows, uint64_t cols);
+// Rows [from, to) of `up` from the rows of `below` under them, where up.blocks and
+// below.blocks hold their levels' rows from rows up_first and below_first on
+// (pyramid_builder.cpp).
+void reduce_rows(const PyramidLevel& below, uint64_t below_first, PyramidLevel& up,
+                 uint64_t up_first, uint64_t from, uint64_t to, uint64_t rows, uint64_t cols);
 
 class PyramidStream {
   public:
@@ -34,21 +36,24 @@ class PyramidStream {
     // row is written when it has them all. From any thread.
     void add_cells(uint64_t by, uint64_t cells);
     // Every row not written yet (the base level is complete now), then the file made durable
-    // and renamed into place; gives the levels above the base. Throws grundy::Error when a
-    // write failed.
-    std::vector<PyramidLevel> finish();
+    // and renamed into place. Throws grundy::Error when a write failed.
+    void finish();
     uint64_t rows_written() const;  // of the base level so far (tests)
 
   private:
     void row_done(uint64_t by);
     void write_done_rows();
+    static void drop_rows(PyramidLevel& level, uint64_t& first, uint64_t until);
     uint64_t rows_, cols_;
     const PyramidLevel& base_;
     std::vector<std::atomic<uint64_t>> left_;  // cells of each base row still to come
     mutable std::mutex mutex_;                 // guards the members below
     std::vector<char> done_;                   // base rows with all their cells
     std::vector<uint64_t> written_;            // rows written, per level from the base up
-    std::vector<PyramidLevel> upper_;          // the levels above the base
+    // The levels above the base, each holding only its rows from first_ on that the level
+    // above has yet to be made from: a few rows, where whole they were a third of the base.
+    std::vector<PyramidLevel> upper_;
+    std::vector<uint64_t> first_;
     // Last, so that it goes first: its thread may still be writing rows of upper_.
     io::PyramidFileWriter file_;
 };
