@@ -30,16 +30,16 @@ ComputeMemory compute_memory(uint64_t rows, uint64_t cols, uint32_t tile, int th
                              bool pyramid) {
     return {estimate_state_bytes(rows, cols, tile, threads),
             estimate_compute_bytes(rows, cols, tile, threads, output) +
-                (pyramid ? view::pyramid_build_bytes(rows, cols, whole_blocks(tile)) : 0)};
+                (pyramid ? view::pyramid_build_bytes(rows, cols, whole_blocks(tile), true) : 0)};
 }
 
 uint64_t largest_fitting_square(uint64_t budget, uint32_t tile, int threads, bool output,
                                 bool pyramid) {
     uint64_t (*pyramid_bytes)(uint64_t) = nullptr;
     if (pyramid && whole_blocks(tile))
-        pyramid_bytes = [](uint64_t n) { return view::pyramid_build_bytes(n, n, true); };
+        pyramid_bytes = [](uint64_t n) { return view::pyramid_build_bytes(n, n, true, true); };
     else if (pyramid)
-        pyramid_bytes = [](uint64_t n) { return view::pyramid_build_bytes(n, n, false); };
+        pyramid_bytes = [](uint64_t n) { return view::pyramid_build_bytes(n, n, false, true); };
     return largest_square(budget, tile, threads, output, pyramid_bytes);
 }
 

@@ -31,13 +31,18 @@ uint64_t pyramid_loaded_bytes(uint64_t rows, uint64_t cols) {
     return static_cast<uint64_t>(base * sizeof(BlockStats) * 4.0 / 3.0) + 64 * sizeof(BlockStats);
 }
 
-uint64_t pyramid_build_bytes(uint64_t rows, uint64_t cols, bool whole_blocks) {
+uint64_t pyramid_build_bytes(uint64_t rows, uint64_t cols, bool whole_blocks, bool streamed) {
     // Rectangles that share blocks add into sums over the whole table, kept to the end
     // (pyramid_builder.cpp): 8 + 8 + 4 bytes and a bit a block, and the P-positions' counts.
     const uint64_t base = pyramid_blocks(rows, kPyramidBase) * pyramid_blocks(cols, kPyramidBase);
     const uint64_t shared =
         whole_blocks ? 0 : base * (sizeof(uint64_t) + sizeof(double) + 2 * sizeof(uint32_t) + 1);
-    return shared + pyramid_loaded_bytes(rows, cols);
+    // Streamed: the base level, and a few rows of each level above (pyramid_stream.hpp).
+    const uint64_t levels = streamed
+                                ? base * sizeof(BlockStats) + 64 * sizeof(BlockStats) +
+                                      4 * pyramid_blocks(cols, kPyramidBase) * sizeof(BlockStats)
+                                : pyramid_loaded_bytes(rows, cols);
+    return shared + levels;
 }
 
 Pyramid build_pyramid(const Hdf5TableReader& table) {

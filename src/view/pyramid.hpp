@@ -42,8 +42,11 @@ int top_level(uint64_t rows, uint64_t cols);
 
 // The memory a pyramid of a rows x cols table takes while it is built and once loaded (the
 // levels alone), in bytes. Built from rectangles of whole blocks (`whole_blocks`: tiles whose
-// side is a multiple of 16, and grundy view's bands), it takes no more than its levels.
-uint64_t pyramid_build_bytes(uint64_t rows, uint64_t cols, bool whole_blocks);
+// side is a multiple of 16, and grundy view's bands), it takes no more than its levels; written
+// while it is built (`streamed`, grundy compute), no more than its base level, as the levels
+// above are dropped as they are written.
+uint64_t pyramid_build_bytes(uint64_t rows, uint64_t cols, bool whole_blocks,
+                             bool streamed = false);
 uint64_t pyramid_loaded_bytes(uint64_t rows, uint64_t cols);
 
 class PyramidStream;
