@@ -200,11 +200,13 @@ PyramidFileWriter::PyramidFileWriter(const std::string& path, uint64_t rows, uin
         m.fd = ::open(m.tmp.c_str(), O_WRONLY | O_CLOEXEC);
         if (m.fd < 0) throw Error("cannot open " + m.tmp + ": " + std::strerror(errno));
         // The whole file's room now, so that a full disk stops the run before it starts rather
-        // than loses the pyramid at its end.
+        // than loses the pyramid at its end. Where the file system cannot reserve it (no
+        // fallocate: glibc's posix_fallocate would write every block instead), the writes
+        // will say.
         const off_t size = ::lseek(m.fd, 0, SEEK_END);
-        const int e = size > 0 ? ::posix_fallocate(m.fd, 0, size) : 0;
-        if (e != 0 && e != EOPNOTSUPP)
-            throw Error("not enough room on the disk for " + m.tmp + ": " + std::strerror(e));
+        if (size > 0 && ::fallocate(m.fd, 0, 0, size) != 0 && errno != EOPNOTSUPP &&
+            errno != ENOSYS)
+            throw Error("not enough room on the disk for " + m.tmp + ": " + std::strerror(errno));
         m.thread = std::thread([&m] { m.loop(); });
     } catch (...) {
         m.close_and_remove();
