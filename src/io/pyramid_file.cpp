@@ -32,8 +32,6 @@
 namespace grundy::io {
 namespace {
 
-constexpr const char* kFields[4] = {"sample", "scaled", "diff", "p_share"};
-
 // Values converted per write: one field of up to this many blocks at a time (1 MiB).
 constexpr uint64_t kSlabValues = uint64_t{1} << 18;
 
@@ -84,9 +82,10 @@ std::vector<std::array<uint64_t, 4>> lay_out(const std::string& tmp, uint64_t ro
         H5Handle space(H5Screate_simple(2, dims, nullptr), H5Sclose);
         std::array<uint64_t, 4> at{};
         for (int f = 0; f < 4; ++f) {
-            H5Handle ds(H5Dcreate2(g.get(), kFields[f], f == 0 ? H5T_STD_U32LE : H5T_IEEE_F32LE,
-                                   space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-                        H5Dclose);
+            H5Handle ds(
+                H5Dcreate2(g.get(), kPyramidFields[f], f == 0 ? H5T_STD_U32LE : H5T_IEEE_F32LE,
+                           space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+                H5Dclose);
             const haddr_t a = ds.valid() ? H5Dget_offset(ds.get()) : HADDR_UNDEF;
             if (a == HADDR_UNDEF) throw Error("cannot write " + tmp);
             at[static_cast<size_t>(f)] = a;
@@ -114,12 +113,11 @@ struct PyramidFileWriter::Impl {
     std::vector<uint64_t> width;                  // blocks across, per level
     int fd = -1;
     std::thread thread;
-    mutable std::mutex mutex;  // guards the members below
+    std::mutex mutex;  // guards the members below
     std::condition_variable wake;
     std::deque<RowsToWrite> queue;
     bool stopping = false;
     int error = 0;  // the first write's or flush's errno
-    uint64_t written = 0;
     bool finished = false;
 
     void loop();
@@ -164,7 +162,6 @@ void PyramidFileWriter::Impl::loop() {
             if (flush_and_drop(fd) != 0 && errno != EINVAL) err = errno;
         }
         lock.lock();
-        written += bytes;
         if (err != 0 && error == 0) error = err;
     }
 }
@@ -259,11 +256,6 @@ void PyramidFileWriter::finish() {
         throw Error("cannot rename " + m.tmp + " to " + m.path);
     }
     base::sync_folder_of(m.path);
-}
-
-uint64_t PyramidFileWriter::bytes_written() const {
-    const std::lock_guard<std::mutex> lock(impl_->mutex);
-    return impl_->written;
 }
 
 const PyramidLevel* Pyramid::level(int l) const {

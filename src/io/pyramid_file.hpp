@@ -14,6 +14,9 @@ namespace grundy::io {
 
 inline constexpr const char* kPyramidFormat = "grundy view pyramid";  // its `format`
 inline constexpr int kPyramidBase = 4;  // the finest stored level: blocks of 16 x 16 cells
+// The datasets of each level, one per field of BlockStats in its order: uint32 first, then
+// float32 (pyramid_file.cpp writes them, pyramid_reader.cpp reads them).
+inline constexpr const char* kPyramidFields[4] = {"sample", "scaled", "diff", "p_share"};
 
 // Blocks of 2^level cells across a side of n cells (the last one cut at the table's edge).
 inline uint64_t pyramid_blocks(uint64_t n, int level) {
@@ -73,7 +76,6 @@ class PyramidFileWriter {
     // Fsyncs PATH.tmp and renames it to PATH. Throws grundy::Error when a write failed or it
     // cannot.
     void finish();
-    uint64_t bytes_written() const;  // by write_rows so far (tests)
 
   private:
     struct Impl;

@@ -21,8 +21,7 @@
 namespace grundy::io {
 namespace {
 
-constexpr const char* kFields[4] = {"sample", "scaled", "diff", "p_share"};
-static_assert(sizeof(BlockStats) == 16, "four 4-byte fields, in the order of kFields");
+static_assert(sizeof(BlockStats) == 16, "four 4-byte fields, in the order of kPyramidFields");
 
 // Closes a descriptor unless it is released to its owner.
 struct FdGuard {
@@ -37,7 +36,7 @@ struct FdGuard {
 // when it is stored as save_pyramid stores it: of that shape, little-endian 4-byte values,
 // contiguous in the file itself and wholly inside it. 0 (where a superblock lies) otherwise.
 uint64_t field_offset(hid_t group, int f, uint64_t height, uint64_t width, uint64_t file_size) {
-    H5Handle ds(H5Dopen2(group, kFields[f], H5P_DEFAULT), H5Dclose);
+    H5Handle ds(H5Dopen2(group, kPyramidFields[f], H5P_DEFAULT), H5Dclose);
     if (!ds.valid()) return 0;
     H5Handle space(H5Dget_space(ds.get()), H5Sclose);
     hsize_t dims[2] = {0, 0};
