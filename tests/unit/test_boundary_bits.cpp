@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "engine/bit_window.hpp"
@@ -24,12 +25,20 @@ struct GuardedWindow {
         const uint64_t summary = capacity / 64 + 3;
         storage.assign(1 + capacity + summary + 1, 0);
         storage.front() = storage.back() = kGuard;
-        w.words = storage.data() + 1;
         w.base = floor / 64;
         w.capacity = capacity;
         w.low = floor;
-        w.full = w.words + capacity;
         w.full_words = summary;
+        point_at_storage();
+    }
+    GuardedWindow(const GuardedWindow& other) : storage(other.storage), w(other.w) {
+        point_at_storage();
+    }
+    GuardedWindow& operator=(const GuardedWindow&) = delete;
+
+    void point_at_storage() {
+        w.words = storage.data() + 1;
+        w.full = w.words + w.capacity;
         w.word_origin = reinterpret_cast<uintptr_t>(w.words) - 8 * w.base;
         w.full_origin = reinterpret_cast<uintptr_t>(w.full) - 8 * (w.base / 64);
     }
@@ -59,6 +68,56 @@ TEST(BoundaryBits, PackedSetBelowTheFloorFillsOnlyTheWindow) {
             strip::pack_window(g.w, first, 2, again.data());
             EXPECT_EQ(again, packed) << "floor " << floor << ", " << below << " below";
         }
+}
+
+// A window of random values from its floor on, as a sweep leaves one (inserts move its
+// low-water mark), some of its words full.
+GuardedWindow random_window(std::mt19937_64& rng, uint64_t floor, uint64_t capacity) {
+    GuardedWindow g(floor, capacity);
+    const uint64_t top = (floor / 64 + capacity) * 64;
+    const uint64_t dense = floor + rng() % (top - floor);  // every value below it is in the set
+    for (uint64_t v = floor; v < top; ++v)
+        if (v < dense || rng() % 3 == 0) g.w.insert(v);
+    return g;
+}
+
+// The fast paths of window_chunk and or_packed (whole words, shifted) against the set bit by
+// bit, over random windows, floors, shifts (0 included) and ranges of packed words.
+TEST(BoundaryBits, WordsAtATimeAgreeWithTheSetBitByBit) {
+    std::mt19937_64 rng(20261202);
+    for (int trial = 0; trial < 3000; ++trial) {
+        const uint64_t floor = rng() % 3000, capacity = 8 + rng() % 24;
+        GuardedWindow g = random_window(rng, floor, capacity);
+        const int64_t top = static_cast<int64_t>((floor / 64 + capacity) * 64);
+        const int64_t v = static_cast<int64_t>(floor) - 200 + static_cast<int64_t>(rng() % 400);
+        if (v + 64 <= top) {
+            uint64_t expect = 0;
+            for (int64_t i = 0; i < 64; ++i)
+                if (v + i >= 0 && g.w.contains(static_cast<uint64_t>(v + i)))
+                    expect |= uint64_t{1} << i;
+            ASSERT_EQ(strip::window_chunk(g.w, v), expect) << "trial " << trial;
+        }
+        // Packed words lo..hi from `first`, with room up to first + 64 (hi + 2) (or_packed).
+        const uint64_t hi = rng() % 6, lo = rng() % (hi + 1);
+        const int64_t first = v;
+        if (first + 64 * static_cast<int64_t>(hi + 2) > top) continue;
+        std::vector<uint64_t> packed(hi + 1);
+        for (uint64_t& word : packed) word = rng() % 4 == 0 ? ~uint64_t{0} : rng() & rng();
+        GuardedWindow expect = g;
+        for (uint64_t k = lo; k <= hi; ++k)
+            for (int b = 0; b < 64; ++b) {
+                const int64_t value = first + static_cast<int64_t>(64 * k) + b;
+                if (!(packed[k] >> b & 1) || value < 0) continue;
+                const auto u = static_cast<uint64_t>(value);
+                // Counts as present already: a word below the low-water mark's is left out, and
+                // for the first columns (first < 0, bit by bit) any value below the mark.
+                if (u / 64 < expect.w.low / 64 || (first < 0 && u < expect.w.low)) continue;
+                expect.w.view().set(u);
+            }
+        strip::or_packed(g.w, packed.data(), lo, hi, first);
+        ASSERT_TRUE(g.guards_intact()) << "trial " << trial;
+        ASSERT_EQ(g.storage, expect.storage) << "trial " << trial << ", first " << first;
+    }
 }
 
 }  // namespace

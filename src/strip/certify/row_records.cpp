@@ -10,7 +10,8 @@
 
 namespace grundy::strip {
 namespace {
-// Rows converted at a time by record_rows (a buffer on the stack).
+// Rows converted at a time by record_rows, each piece after asking for the lines of its rows a
+// batch ahead (8 lines: about what a core has in flight at once).
 constexpr uint64_t kRecordChunk = 256;
 }  // namespace
 
@@ -38,43 +39,40 @@ uint64_t speculative_ring(uint64_t rows, uint64_t budget_bytes) {
 
 namespace {
 
-// Values g - x + 2y of rows y0.. of column x written to `out` (the ring), the values there before
-// kept in `old` (Compare) and their differences ORed into `diff`; true if any value lies
-// outside 0..3y (Landman's bounds). Written so that the baseline build vectorises it: the
-// row's offsets are running sums rather than products (no 64-bit multiply in SSE2), and the
-// bound test is a subtraction whose top bit says "outside" (3y - v < 0 for v above 3y, v itself
-// for v below 0), where a 64-bit comparison would not vectorise.
+// Values g - x + 2y of rows y0.. of column x written to `out` (the ring); with Compare, each
+// row whose value differs from the one there before (a ring length back) gets `mark` in `last`.
+// True if any value lies outside 0..3y (Landman's bounds). Written so that the baseline build
+// vectorises it: the row's offsets are running sums rather than products (no 64-bit multiply in
+// SSE2), the bound test is a subtraction whose top bit says "outside" (3y - v < 0 for v above
+// 3y, v itself for v below 0), where a 64-bit comparison would not vectorise, and `last` is
+// written whether or not the value changed (a select, not a branch): its rows' 8 bytes each stay
+// in the first-level cache, while the ring's slot comes from memory.
 template <bool Compare>
 [[gnu::always_inline]] inline bool convert_rows(const uint64_t* g, uint64_t x, uint64_t y0,
-                                                uint64_t m, uint16_t* out, uint16_t* old,
-                                                uint16_t& diff) {
+                                                uint64_t m, uint16_t* out, uint64_t* last,
+                                                uint64_t mark) {
     uint64_t offset = 2 * y0 - x, limit = 3 * y0, outside = 0;
-    uint16_t differ = 0;
     for (uint64_t i = 0; i < m; ++i) {
         const uint64_t v = g[i] + offset;
         outside |= (limit - v) | v;
         const auto value = static_cast<uint16_t>(v);
-        if constexpr (Compare) {
-            old[i] = out[i];
-            differ |= out[i] ^ value;
-        }
+        if constexpr (Compare) last[i] = out[i] == value ? last[i] : mark;
         out[i] = value;
         offset += 2;
         limit += 3;
     }
-    diff = differ;
     return outside >> 63;
 }
 
-// The loops built for any x86-64, for AVX2 and for AVX-512 (base/simd_clones.hpp), taken as the
-// CPU allows: AVX2 converts four values a step instead of two, which halves the records'
-// instructions (7.3 -> 3.4 per cell at 2048 rows, callgrind); AVX-512 is no faster (the ring's
-// cache lines bound it). convert_rows is always_inline so that each build has its own copy.
+// The loop built for any x86-64, for AVX2 and for AVX-512 (base/simd_clones.hpp), taken as the
+// CPU allows: AVX2 converts four values a step instead of two, which halved the records'
+// instructions (7.3 -> 3.4 per cell at 2048 rows, callgrind). convert_rows is always_inline so
+// that each build has its own copy.
 GRUNDY_SIMD_CLONES bool convert_rows_built(bool compare, const uint64_t* g, uint64_t x, uint64_t y0,
-                                           uint64_t m, uint16_t* out, uint16_t* old,
-                                           uint16_t& diff) {
-    return compare ? convert_rows<true>(g, x, y0, m, out, old, diff)
-                   : convert_rows<false>(g, x, y0, m, out, old, diff);
+                                           uint64_t m, uint16_t* out, uint64_t* last,
+                                           uint64_t mark) {
+    return compare ? convert_rows<true>(g, x, y0, m, out, last, mark)
+                   : convert_rows<false>(g, x, y0, m, out, last, mark);
 }
 
 // The first row of y0.. whose value in g lies outside Landman's bounds (convert_rows found one).
@@ -93,16 +91,16 @@ void record_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uin
     const uint64_t L = p.ring_len, n = y1 - y0, at = y0 - p.first_row;
     uint16_t* slot = p.ring.data() + p.ring_index(x, y0);
     // A band records a batch of columns at a time, after sweeping them: the slot of the column
-    // a batch ahead (a slot a few columns ahead is read a few records later, too soon).
-    prefetch_ring_values(p.ring.data() + p.ring_index(x + kStripBatchColumns, y0), n, true);
-    // Loops the compiler vectorises: the values written and compared with those L columns
-    // before in one pass, and only if any differs, which.
-    uint16_t old[kRecordChunk];
+    // a batch ahead is asked for (a slot a few columns ahead is read a few records later, too
+    // soon), a piece before each piece of this one is converted. Asked for all at once, the
+    // requests filled the core's queue of misses and the loop waited on them (40% of the
+    // records' time at 6144 rows).
+    const uint16_t* ahead = p.ring.data() + p.ring_index(x + kStripBatchColumns, y0);
     for (uint64_t c0 = 0; c0 < n; c0 += kRecordChunk) {
         const uint64_t m = std::min(kRecordChunk, n - c0);
-        uint16_t* out = slot + c0;
-        uint16_t diff = 0;
-        const bool outside = convert_rows_built(x >= L, g + c0, x, y0 + c0, m, out, old, diff);
+        prefetch_ring_values(ahead + c0, m, true);
+        const bool outside = convert_rows_built(x >= L, g + c0, x, y0 + c0, m, slot + c0,
+                                                p.last_mismatch.data() + at + c0, x - L);
         if (outside) {
             const uint64_t bad_y = first_outside(g + c0, x, y0 + c0, m);
             std::lock_guard<std::mutex> lock(errors.mutex);
@@ -110,14 +108,6 @@ void record_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uin
                 errors.out_of_bounds = true;
                 errors.x = x;
                 errors.y = bad_y;
-            }
-        }
-        if (diff) {
-            // Masks rather than a branch per row, so that this loop is vectorised too.
-            uint64_t* last = p.last_mismatch.data() + at + c0;
-            for (uint64_t i = 0; i < m; ++i) {
-                const uint64_t same = uint64_t{0} - static_cast<uint64_t>(old[i] == out[i]);
-                last[i] = (last[i] & same) | ((x - L) & ~same);
             }
         }
     }

@@ -1,6 +1,8 @@
 // Packed boundary sets (boundary_bits.hpp).
 #include "strip/sweep/boundary_bits.hpp"
 
+#include <algorithm>
+
 namespace grundy::strip {
 
 using engine::BitWindow;
@@ -22,7 +24,7 @@ void or_word(const BitWindow& win, uint64_t w, uint64_t bits) {
 
 }  // namespace
 
-uint64_t window_chunk(const BitWindow& w, int64_t v) {
+uint64_t window_chunk_edge(const BitWindow& w, int64_t v) {
     if (v < 0) {  // only for the first columns: values below 0 do not exist
         uint64_t r = 0;
         for (int64_t i = 0; i < 64; ++i)
@@ -49,13 +51,23 @@ void pack_window(const BitWindow& w, int64_t first, uint64_t words, uint64_t* ou
 
 void or_packed(BitWindow& win, const uint64_t* packed, uint64_t lo, uint64_t hi, int64_t first) {
     if (first >= 0) {
-        const uint64_t f = static_cast<uint64_t>(first);
+        // Word w0 + k of the window gets packed[k] << sh and packed[k - 1]'s top bits: one pass
+        // over the window's words, each written once (every column and diagonal of a strip with
+        // settled rows starts with some 250 of them).
+        const auto f = static_cast<uint64_t>(first);
         const uint64_t w0 = f / 64, sh = f % 64;
-        for (uint64_t k = lo; k <= hi; ++k) {
-            const uint64_t bits = packed[k];
+        const engine::WindowView v = win.view();
+        const uint64_t last = w0 + hi + (sh ? 1 : 0);
+        for (uint64_t w = std::max(w0 + lo, win.low / 64); w <= last; ++w) {
+            const uint64_t k = w - w0;
+            uint64_t bits = k <= hi ? packed[k] << sh : 0;
+            if (sh && k > lo) bits |= packed[k - 1] >> (64 - sh);
             if (!bits) continue;
-            or_word(win, w0 + k, bits << sh);
-            if (sh) or_word(win, w0 + k + 1, bits >> (64 - sh));
+            uint64_t* word = v.word_ptr(w);
+            *word |= bits;
+            if (*word == ~uint64_t{0})
+                *reinterpret_cast<uint64_t*>(v.full_origin + 8 * (w / 64)) |= uint64_t{1}
+                                                                              << (w % 64);
         }
         return;
     }

@@ -26,9 +26,24 @@ inline int64_t diagonal_bits_first(int64_t d, uint64_t strip_rows) {
     return d - static_cast<int64_t>(strip_rows);
 }
 
+// window_chunk where a stored word lies below the low-water mark, outside the storage or below
+// value 0.
+uint64_t window_chunk_edge(const engine::BitWindow& w, int64_t first);
+
 // Bits first .. first + 63 of `w` (1 for values below its low-water mark, which count as
-// present; 0 for values below 0).
-uint64_t window_chunk(const engine::BitWindow& w, int64_t first);
+// present; 0 for values below 0). Inline for the common case, both words stored and above the
+// mark: a band compares its rows with a saved state word by word after every column.
+inline uint64_t window_chunk(const engine::BitWindow& w, int64_t first) {
+    if (first >= 0) {
+        const auto u = static_cast<uint64_t>(first);
+        const uint64_t i = u / 64, sh = u % 64;
+        if (i * 64 >= w.low && i >= w.base && i + 1 - w.base < w.capacity) {
+            const uint64_t* p = w.words + (i - w.base);
+            return sh ? p[0] >> sh | p[1] << (64 - sh) : p[0];
+        }
+    }
+    return window_chunk_edge(w, first);
+}
 
 // Copies words bits of `w` from value `first` on into out[0..words).
 void pack_window(const engine::BitWindow& w, int64_t first, uint64_t words, uint64_t* out);
