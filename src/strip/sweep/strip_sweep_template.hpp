@@ -13,23 +13,38 @@
 // and (x + k - 1, y) and (x + k - 1, y - 1) (its row and diagonal), all of earlier rounds or
 // earlier in its own, and shares no set with the other cells of its round.
 
+// The batch's diagonals by their index in b.diagonals: through that array, or, where their
+// slots do not wrap around the ring of diagonal windows (nine batches in ten), by address: the
+// slots then descend, one window apart. A cell's diagonal window is then found without a load
+// of its address, one step fewer in the chain of loads that a cell's scan waits on.
+struct ListedDiagonals {
+    BitWindow* const* at;
+    BitWindow& operator[](int64_t i) const { return *at[i]; }
+    ListedDiagonals operator+(uint64_t i) const { return {at + i}; }
+};
+struct AdjacentDiagonals {
+    BitWindow* at;  // diagonal 0's window; diagonal i's is at[-i]
+    BitWindow& operator[](int64_t i) const { return at[-i]; }
+    AdjacentDiagonals operator+(uint64_t i) const { return {at - i}; }
+};
+
 // Columns xs .. xs + K - 1 of the batch, column k kept k rows behind column 0: in round t,
-// column k takes row t - k. `diagonal[k]` is column xs + k's diagonal at row y0 (b.diagonals,
-// laid out so that row y0 + r's is diagonal[k][r]). `comparing[j]`: column x + j is still
-// compared (StripBatch::same_row).
-template <int K>
-static inline void sweep_columns(StripWindows& s, const StripBatch& b, uint64_t xs,
+// column k takes row t - k. `diagonal[k]` is column xs + k's diagonal at row y0 (the batch's
+// diagonals, `all`, laid out so that row y0 + r's is diagonal[k][r]). `comparing[j]`: column
+// x + j is still compared (StripBatch::same_row).
+template <int K, class Diagonals>
+static inline void sweep_columns(StripWindows& s, const StripBatch& b, Diagonals all, uint64_t xs,
                                  bool* comparing) {
     const uint64_t R = b.y1 - b.y0;
     BitWindow* const rows = s.row_sets.data() + b.y0;
     BitWindow* column[K];
-    BitWindow** diagonal[K];
+    Diagonals diagonal[K];
     uint64_t* out[K];
     bool* compare[K];
     for (int k = 0; k < K; ++k) {
         const uint64_t j = xs - b.x + static_cast<uint64_t>(k);
         column[k] = &s.column(xs + static_cast<uint64_t>(k));
-        diagonal[k] = b.diagonals + (b.n - 1 - j);
+        diagonal[k] = all + (b.n - 1 - j);
         out[k] = b.g + j * b.stride;
         compare[k] = comparing + j;
     }
@@ -41,7 +56,7 @@ static inline void sweep_columns(StripWindows& s, const StripBatch& b, uint64_t 
         for (int k = 0; k < K; ++k) {
             const uint64_t r = t - static_cast<uint64_t>(k);  // wraps for columns not started
             if (r >= R) continue;
-            out[k][r] = sweep_cell(*column[k], rows[r], *diagonal[k][r]);
+            out[k][r] = sweep_cell(*column[k], rows[r], diagonal[k][r]);
             compared(k, r);
         }
     };
@@ -58,7 +73,7 @@ static inline void sweep_columns(StripWindows& s, const StripBatch& b, uint64_t 
         for (int k = 0; k < K; ++k) {
             const uint64_t r = t - static_cast<uint64_t>(k);
             col[k] = cursor_of(*column[k]);
-            begin_cell(cells[k], col[k], rows[r], *diagonal[k][r]);
+            begin_cell(cells[k], col[k], rows[r], diagonal[k][r]);
         }
         // While any of the K columns is still compared, every cell is followed by its check;
         // once none is (a column stops at its first mismatch, mostly within its lowest rows),
@@ -73,9 +88,9 @@ static inline void sweep_columns(StripWindows& s, const StripBatch& b, uint64_t 
 #pragma GCC unroll 8
             for (int k = 0; k < K; ++k) {
                 const uint64_t r = t - static_cast<uint64_t>(k);
-                out[k][r] = end_cell(cells[k], col[k], rows[r], *diagonal[k][r]);
+                out[k][r] = end_cell(cells[k], col[k], rows[r], diagonal[k][r]);
                 compared(k, r);
-                begin_cell(cells[k], col[k], rows[r + 1], *diagonal[k][r + 1]);
+                begin_cell(cells[k], col[k], rows[r + 1], diagonal[k][r + 1]);
             }
             checking = compared_any();
         }
@@ -85,24 +100,34 @@ static inline void sweep_columns(StripWindows& s, const StripBatch& b, uint64_t 
         // most of them reloads of spilled pointers.
         for (; t + 1 < R; ++t) {
             BitWindow* const row_t = rows + t;
-            BitWindow* const* const dia_t = diagonal[0] + t;
+            const Diagonals dia_t = diagonal[0] + t;
 #pragma GCC unroll 8
             for (int k = 0; k < K; ++k) {
                 out[k][t - static_cast<uint64_t>(k)] =
-                    end_cell(cells[k], col[k], row_t[-k], *dia_t[-2 * k]);
-                begin_cell(cells[k], col[k], row_t[1 - k], *dia_t[1 - 2 * k]);
+                    end_cell(cells[k], col[k], row_t[-k], dia_t[-2 * k]);
+                begin_cell(cells[k], col[k], row_t[1 - k], dia_t[1 - 2 * k]);
             }
         }
 #pragma GCC unroll 8
         for (int k = 0; k < K; ++k) {
             const uint64_t r = t - static_cast<uint64_t>(k);
-            out[k][r] = end_cell(cells[k], col[k], rows[r], *diagonal[k][r]);
+            out[k][r] = end_cell(cells[k], col[k], rows[r], diagonal[k][r]);
             compared(k, r);
             column[k]->low = col[k].low;
         }
         ++t;
     }
     for (; t < R + K - 1; ++t) round(t);
+}
+
+// The batch's columns, K at a time, then the last one or two.
+template <int K, class Diagonals>
+static void sweep_batch(StripWindows& s, const StripBatch& b, Diagonals all, bool* comparing) {
+    const uint64_t last = b.x + b.n - 1;
+    uint64_t x = b.x;
+    for (; x + K <= last + 1; x += K) sweep_columns<K>(s, b, all, x, comparing);
+    if (last + 1 - x == 2) sweep_columns<2>(s, b, all, x, comparing);
+    if (last + 1 - x == 1) sweep_columns<1>(s, b, all, x, comparing);
 }
 
 static void sweep_strip_body(StripWindows& s, const StripBatch& b) {
@@ -126,7 +151,8 @@ static void sweep_strip_body(StripWindows& s, const StripBatch& b) {
         s.column(x).reserve_through((x + b.y1 - 1) / 64 + kScanPadWords);
     // b.diagonals[i]: diagonal last - y0 - i, so that cell (x', y0 + r) finds its own at
     // b.diagonals[last - x' + r], with no modulo per cell.
-    uint64_t slot = s.diag_slot(last, b.y0);
+    const uint64_t first_slot = s.diag_slot(last, b.y0);
+    uint64_t slot = first_slot;
     for (uint64_t i = 0; i < b.n + R - 1; ++i) {
         BitWindow& d = s.diag_sets[slot];
         slot = slot == 0 ? s.diag_count - 1 : slot - 1;
@@ -139,8 +165,8 @@ static void sweep_strip_body(StripWindows& s, const StripBatch& b) {
     constexpr int kColumns = 3;
     bool comparing[kStripBatchColumns];
     for (uint64_t j = 0; j < b.n; ++j) comparing[j] = b.same_row != nullptr;
-    uint64_t x = b.x;
-    for (; x + kColumns <= last + 1; x += kColumns) sweep_columns<kColumns>(s, b, x, comparing);
-    if (last + 1 - x == 2) sweep_columns<2>(s, b, x, comparing);
-    if (last + 1 - x == 1) sweep_columns<1>(s, b, x, comparing);
+    if (first_slot >= b.n + R - 2)  // the last diagonal's slot did not wrap around
+        sweep_batch<kColumns>(s, b, AdjacentDiagonals{b.diagonals[0]}, comparing);
+    else
+        sweep_batch<kColumns>(s, b, ListedDiagonals{b.diagonals}, comparing);
 }
