@@ -24,23 +24,10 @@ void or_word(const BitWindow& win, uint64_t w, uint64_t bits) {
 
 }  // namespace
 
-uint64_t window_chunk_edge(const BitWindow& w, int64_t v) {
-    if (v < 0) {  // only for the first columns: values below 0 do not exist
-        uint64_t r = 0;
-        for (int64_t i = 0; i < 64; ++i)
-            if (v + i >= 0 && w.contains(static_cast<uint64_t>(v + i))) r |= uint64_t{1} << i;
-        return r;
-    }
-    auto word = [&w](uint64_t i) -> uint64_t {
-        if ((i + 1) * 64 <= w.low) return ~uint64_t{0};
-        uint64_t stored = (i >= w.base && i - w.base < w.capacity) ? w.words[i - w.base] : 0;
-        if (i * 64 < w.low) stored |= (uint64_t{1} << (w.low % 64)) - 1;
-        return stored;
-    };
-    const uint64_t u = static_cast<uint64_t>(v);
-    const uint64_t i = u / 64, sh = u % 64;
-    uint64_t r = word(i) >> sh;
-    if (sh) r |= word(i + 1) << (64 - sh);
+uint64_t window_chunk_below_zero(const BitWindow& w, int64_t v) {
+    uint64_t r = 0;
+    for (int64_t i = 0; i < 64; ++i)
+        if (v + i >= 0 && w.contains(static_cast<uint64_t>(v + i))) r |= uint64_t{1} << i;
     return r;
 }
 

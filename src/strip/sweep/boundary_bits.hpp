@@ -26,23 +26,29 @@ inline int64_t diagonal_bits_first(int64_t d, uint64_t strip_rows) {
     return d - static_cast<int64_t>(strip_rows);
 }
 
-// window_chunk where a stored word lies below the low-water mark, outside the storage or below
-// value 0.
-uint64_t window_chunk_edge(const engine::BitWindow& w, int64_t first);
+// window_chunk for the first columns, where some of the values lie below 0.
+uint64_t window_chunk_below_zero(const engine::BitWindow& w, int64_t first);
+
+// Word i of the set's values (the values 64 i .. 64 i + 63) as present or not: 1 below the
+// low-water mark (they count as present), 0 beyond the storage.
+inline uint64_t window_word(const engine::BitWindow& w, uint64_t i) {
+    const uint64_t start = i * 64;
+    if (w.low >= start + 64) return ~uint64_t{0};
+    // i >= base here: the storage starts at or below the mark's word.
+    const uint64_t stored = i - w.base < w.capacity ? w.words[i - w.base] : 0;
+    return w.low > start ? stored | ((uint64_t{1} << (w.low - start)) - 1) : stored;
+}
 
 // Bits first .. first + 63 of `w` (1 for values below its low-water mark, which count as
-// present; 0 for values below 0). Inline for the common case, both words stored and above the
-// mark: a band compares its rows with a saved state word by word after every column.
+// present; 0 for values below 0). Inline: a band compares its rows with a saved state word by
+// word after every column, mostly finding a difference in a row's first word or two, the word
+// of its low-water mark.
 inline uint64_t window_chunk(const engine::BitWindow& w, int64_t first) {
-    if (first >= 0) {
-        const auto u = static_cast<uint64_t>(first);
-        const uint64_t i = u / 64, sh = u % 64;
-        if (i * 64 >= w.low && i >= w.base && i + 1 - w.base < w.capacity) {
-            const uint64_t* p = w.words + (i - w.base);
-            return sh ? p[0] >> sh | p[1] << (64 - sh) : p[0];
-        }
-    }
-    return window_chunk_edge(w, first);
+    if (first < 0) return window_chunk_below_zero(w, first);
+    const auto u = static_cast<uint64_t>(first);
+    const uint64_t i = u / 64, sh = u % 64;
+    const uint64_t r = window_word(w, i);
+    return sh ? r >> sh | window_word(w, i + 1) << (64 - sh) : r;
 }
 
 // Copies words bits of `w` from value `first` on into out[0..words).
