@@ -110,7 +110,8 @@ void SettledBoundary::fill_column(BitWindow& col, uint64_t x, uint64_t floor) co
     col.reserve_through((x + Y_) / 64 + engine::kScanPadWords);
     if (rows_ == 0) return;
     // Row y's values lie in [x - 2y, x + y]: relative bits 2Y - 2y .. 2Y + y.
-    or_packed(col, column_.data() + (x % period_) * words_, column_lo(), column_hi(),
+    const uint64_t lo = (2 * Y_ - 2 * (rows_ - 1)) / 64, hi = (2 * Y_ + rows_ - 1) / 64;
+    or_packed(col, column_.data() + (x % period_) * words_, lo, hi,
               column_bits_first(static_cast<int64_t>(x), Y_));
 }
 
@@ -119,22 +120,9 @@ void SettledBoundary::fill_diagonal(BitWindow& dia, uint64_t d, uint64_t floor) 
     dia.reserve_through((d + 3 * Y_) / 64 + engine::kScanPadWords);
     if (rows_ == 0) return;
     // The cell (d + j, j) has a value in [d - j, d + 2j]: relative bits Y - j .. Y + 2j.
-    or_packed(dia, diagonal_.data() + (d % period_) * words_, diagonal_lo(), diagonal_hi(),
+    const uint64_t lo = (Y_ - (rows_ - 1)) / 64, hi = (Y_ + 2 * (rows_ - 1)) / 64;
+    or_packed(dia, diagonal_.data() + (d % period_) * words_, lo, hi,
               diagonal_bits_first(static_cast<int64_t>(d), Y_));
-}
-
-void SettledBoundary::prefetch(uint64_t x, uint64_t d) const {
-    if (rows_ == 0) return;
-    auto ask = [](const uint64_t* from, const uint64_t* to) {
-        const auto last = reinterpret_cast<uintptr_t>(to);
-        for (auto line = reinterpret_cast<uintptr_t>(from) & ~uintptr_t{63}; line <= last;
-             line += 64)
-            __builtin_prefetch(reinterpret_cast<const void*>(line), 0, 2);  // to L2
-    };
-    const uint64_t* column = column_.data() + (x % period_) * words_;
-    ask(column + column_lo(), column + column_hi());
-    const uint64_t* diagonal = diagonal_.data() + (d % period_) * words_;
-    ask(diagonal + diagonal_lo(), diagonal + diagonal_hi());
 }
 
 }  // namespace grundy::strip

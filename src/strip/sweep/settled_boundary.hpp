@@ -40,17 +40,8 @@ class SettledBoundary {
     void fill_column(engine::BitWindow& col, uint64_t x, uint64_t floor) const;
     // Empties `dia` (diagonal d's window) and fills it with the values of its settled cells.
     void fill_diagonal(engine::BitWindow& dia, uint64_t d, uint64_t floor) const;
-    // Asks for the words fill_column(x) and fill_diagonal(d) will read: the tables are far
-    // larger than any cache (1.8 GB each at 6144 rows), so each phase's words come from memory.
-    void prefetch(uint64_t x, uint64_t d) const;
 
   private:
-    // The words of a phase that hold settled values: those of column phases and of diagonal
-    // phases (fill_column, fill_diagonal say why).
-    uint64_t column_lo() const { return (2 * Y_ - 2 * (rows_ - 1)) / 64; }
-    uint64_t column_hi() const { return (2 * Y_ + rows_ - 1) / 64; }
-    uint64_t diagonal_lo() const { return (Y_ - (rows_ - 1)) / 64; }
-    uint64_t diagonal_hi() const { return (Y_ + 2 * (rows_ - 1)) / 64; }
     void grow_period(uint64_t period);
     void add_rows(uint64_t y0, uint64_t y1, const std::vector<uint16_t>& values, uint64_t period,
                   uint64_t first);

@@ -238,9 +238,6 @@ void Strip::start_boundary(uint64_t x) {
     const uint64_t S = settled_.rows;
     boundary_->fill_column(s.column(x), x, s.column_floor(x));
     boundary_->fill_diagonal(s.diag(x, S), x - S, s.diagonal_floor(x, S));
-    // The next batch's column with this one's place in it: a batch's sweep is long enough for
-    // memory to answer, and the tables' words stay in the second-level cache until then.
-    boundary_->prefetch(x + kStripBatchColumns, x + kStripBatchColumns - S);
 }
 
 // Rows lo..hi-1 of column x (the i-th of a block of `columns`) start from what the rank below
