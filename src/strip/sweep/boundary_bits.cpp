@@ -39,8 +39,8 @@ void pack_window(const BitWindow& w, int64_t first, uint64_t words, uint64_t* ou
 void or_packed(BitWindow& win, const uint64_t* packed, uint64_t lo, uint64_t hi, int64_t first) {
     if (first >= 0) {
         // Word w0 + k of the window gets packed[k] << sh and packed[k - 1]'s top bits: one pass
-        // over the window's words, each written once (every column and diagonal of a strip with
-        // settled rows starts with some 250 of them).
+        // over the window's words, each written once (with S settled rows, every column and the
+        // diagonal entering row S start with about 3S / 64 of them).
         const auto f = static_cast<uint64_t>(first);
         const uint64_t w0 = f / 64, sh = f % 64;
         const engine::WindowView v = win.view();
