@@ -276,7 +276,8 @@ int run(const po::variables_map& v, const Context&) {
             writer->finish(stats, [&] { side_done.get(); });
         } else {
             std::remove(side.c_str());
-            std::remove((side + ".tmp").c_str());  // a killed run's, being written
+            // A killed run's, being written.
+            std::remove(io::PyramidFileWriter::temp_path(side).c_str());
             writer->finish(stats);
         }
     }

@@ -45,10 +45,13 @@ uint32_t field_bits(const BlockStats& s, int field) {
     return bits;
 }
 
-// The background flushes' step, and what each does: the written pages go to the disk and then
-// out of the page cache, where a batch system would count them as the job's memory (1.3 GiB
-// at 131072^2). A step well under a 16384^2 table's 22 MB, so that the run's end waits for the
-// last few rows only (with 32 MiB, its final fsync took 26 ms of the run's end).
+// The flushes' step, and what each does: the written pages go to the disk and then out of the
+// page cache, where a batch system would count them as the job's memory (1.3 GiB at 131072^2).
+// A step well under a 16384^2 table's 22 MB, so that the run's end waits for the last few rows
+// only (with 32 MiB, its final fsync took 26 ms of the run's end). Made by the writer's own
+// thread between its writes, not by a base::BackgroundSync: with a second thread woken every
+// 4 MiB, a 16384^2 run with output took 0.99-1.10 times as long (median 1.02, 7 alternated
+// rounds).
 constexpr uint64_t kFlushStep = uint64_t{4} << 20;
 int flush_and_drop(int fd) {
     const int rc = ::fdatasync(fd);
@@ -190,7 +193,7 @@ PyramidFileWriter::PyramidFileWriter(const std::string& path, uint64_t rows, uin
     : impl_(std::make_unique<Impl>()) {
     Impl& m = *impl_;
     m.path = path;
-    m.tmp = path + ".tmp";
+    m.tmp = temp_path(path);
     try {
         m.offset = lay_out(m.tmp, rows, cols, top);
         for (int l = kPyramidBase; l <= top; ++l) m.width.push_back(pyramid_blocks(cols, l));

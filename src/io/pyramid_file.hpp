@@ -38,6 +38,11 @@ struct PyramidLevel {
     uint64_t width = 0, height = 0;  // blocks across and up
     std::vector<BlockStats> blocks;  // row-major, block (bx, by) at by * width + bx
     const BlockStats& at(uint64_t bx, uint64_t by) const { return blocks[by * width + bx]; }
+
+    // Level `level` of a rows x cols table: its shape, no blocks yet.
+    static PyramidLevel of(int level, uint64_t rows, uint64_t cols) {
+        return {level, pyramid_blocks(cols, level), pyramid_blocks(rows, level), {}};
+    }
 };
 
 class Pyramid {
@@ -76,6 +81,8 @@ class PyramidFileWriter {
     // Fsyncs PATH.tmp and renames it to PATH. Throws grundy::Error when a write failed or it
     // cannot.
     void finish();
+    // PATH.tmp: where the writer of PATH writes, and what a killed run leaves there.
+    static std::string temp_path(const std::string& path) { return path + ".tmp"; }
 
   private:
     struct Impl;

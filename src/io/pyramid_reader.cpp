@@ -154,10 +154,7 @@ Pyramid PyramidReader::read_all() const {
     p.rows = rows_;
     p.cols = cols_;
     for (int l = kPyramidBase; l <= top(); ++l) {
-        PyramidLevel level;
-        level.level = l;
-        level.width = width(l);
-        level.height = height(l);
+        PyramidLevel level = PyramidLevel::of(l, rows_, cols_);
         level.blocks.resize(level.width * level.height);
         // Bands of about 4 MiB of values: the buffer read stays small beside the level.
         const uint64_t band = std::max<uint64_t>(1, (uint64_t{1} << 20) / level.width);

@@ -81,10 +81,7 @@ GRUNDY_SIMD_CLONES void row_shares(const uint64_t* sums, uint64_t count, uint64_
 }
 
 PyramidLevel level_above(const PyramidLevel& below, uint64_t rows, uint64_t cols) {
-    PyramidLevel up;
-    up.level = below.level + 1;
-    up.width = pyramid_blocks(cols, up.level);
-    up.height = pyramid_blocks(rows, up.level);
+    PyramidLevel up = PyramidLevel::of(below.level + 1, rows, cols);
     up.blocks.resize(up.width * up.height);
     return up;
 }
@@ -137,10 +134,8 @@ PyramidBuilder::PyramidBuilder(uint64_t rows, uint64_t cols)
     : rows_(rows),
       cols_(cols),
       width_(pyramid_blocks(cols, kPyramidBase)),
-      height_(pyramid_blocks(rows, kPyramidBase)) {
-    base_.level = kPyramidBase;
-    base_.width = width_;
-    base_.height = height_;
+      height_(pyramid_blocks(rows, kPyramidBase)),
+      base_(PyramidLevel::of(kPyramidBase, rows, cols)) {
     base_.blocks.resize(width_ * height_);
 }
 

@@ -18,11 +18,7 @@ PyramidStream::PyramidStream(const std::string& path, uint64_t rows, uint64_t co
     for (uint64_t by = 0; by < base.height; ++by)
         left_[by] = cols * std::min(side, rows - by * side);
     for (int l = base.level + 1; l <= top; ++l) {
-        PyramidLevel up;
-        up.level = l;
-        up.width = io::pyramid_blocks(cols, l);
-        up.height = io::pyramid_blocks(rows, l);
-        upper_.push_back(std::move(up));
+        upper_.push_back(PyramidLevel::of(l, rows, cols));
         first_.push_back(0);
     }
 }
