@@ -42,15 +42,18 @@ static_assert(kWindowBlockLargest == (uint64_t{1} << kLog2Largest) - kLine);
 // they are aligned to the huge page size and advised for transparent huge pages: a tile's
 // windows are a thousand blocks, each read near the values of its cells, and in a large table
 // they span more 4 KiB pages than the TLB holds. In 2 MiB pages 65536^2 took 0.91-0.95 times
-// the time (2 threads) with half the system time, 32768^2 0.87-0.95, while 16384^2 (82 MiB of
-// windows) gained nothing and may lose a little to the larger faults. The first mappings are
+// the time (2 threads) with half the system time, 32768^2 0.87-0.95. 16384^2 (94 MiB
+// estimated) gained nothing on one machine (noise of +-12%) and 0.94 times the time on
+// another (8 alternated rounds on 2 threads, user time 0.94 times; on one thread no change),
+// where touching fresh memory cost 2.8 ms per MiB in 4 KiB pages and under 1.5 in 2 MiB pages.
+// Below 64 MiB (12288^2 and smaller) runs are short and gain nothing. The first mappings are
 // the ones every later tile reuses, so advising only those beyond the first 128 MiB gained
 // nothing: the run says up front what it expects (expect_window_bytes). The module loses
 // nothing by it: its result array is in 4 KiB pages of its own (base::SmallPageBlock), so the
 // two no longer compete for huge pages (they did, 2026-11-24).
 constexpr uint64_t kMappingBytes = uint64_t{32} << 20;
 constexpr uint64_t kHugePage = uint64_t{2} << 20;
-constexpr uint64_t kHugePagesFrom = uint64_t{192} << 20;
+constexpr uint64_t kHugePagesFrom = uint64_t{64} << 20;
 constexpr uint64_t kPage = 4096;
 
 struct SizeClass {

@@ -28,7 +28,7 @@ void* allocate_window_block(uint64_t bytes);
 void free_window_block(void* block, uint64_t bytes);
 
 // What a run about to start expects its windows to take at their peak (estimate_state_bytes):
-// from 192 MiB on, the mappings made from now on are in huge pages where the system gives
+// from 64 MiB on, the mappings made from now on are in huge pages where the system gives
 // them (window_memory.cpp says why). Advice only: any run gets correct blocks either way.
 void expect_window_bytes(uint64_t bytes);
 
