@@ -100,9 +100,8 @@ std::optional<Pyramid> load_pyramid(const Hdf5TableReader& table) {
 }
 
 void PyramidSink::begin(const TableShape& shape) {
-    builder_ = std::make_unique<PyramidBuilder>(shape.rows, shape.cols);
+    builder_ = std::make_unique<PyramidBuilder>(shape.rows, shape.cols, path_);
     next_.begin(shape);
-    if (!path_.empty()) builder_->stream_to(path_);
 }
 
 void PyramidSink::consume(const TileView& tile) {

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/big_memory.hpp"
 #include "grundy/tile_sink.hpp"
 #include "io/pyramid_file.hpp"
 #include "io/pyramid_reader.hpp"
@@ -55,7 +56,10 @@ class PyramidStream;
 // (pyramid_builder.cpp).
 class PyramidBuilder {
   public:
-    PyramidBuilder(uint64_t rows, uint64_t cols);
+    // With a `stream_path`, the pyramid is written there while it is built
+    // (view/pyramid_stream.hpp): each row of blocks once its cells have all been added, the rest
+    // by finish(). Throws grundy::Error when PATH.tmp cannot be made.
+    PyramidBuilder(uint64_t rows, uint64_t cols, const std::string& stream_path = {});
     ~PyramidBuilder();
     // Adds the cells of a rectangle, row-major with `stride` values per row. Rectangles whose
     // edges lie on block edges (or the table's) may be added concurrently without a lock, and
@@ -65,14 +69,10 @@ class PyramidBuilder {
     // Adds the transpose of `source` (w wide and h high, row-major) as the rectangle of h
     // columns and w rows at (x0, y0), the same way, reading `source` as it lies.
     void add_transpose(uint64_t x0, uint64_t y0, const uint32_t* source, uint64_t w, uint64_t h);
-    // Writes the pyramid to PATH while it is built (view/pyramid_stream.hpp): each row of
-    // blocks once its cells have all been added, the rest by finish(). Before any add. Throws
-    // grundy::Error when PATH.tmp cannot be made.
-    void stream_to(const std::string& path);
     // The base level (the P-positions' shares from Wythoff's formula: the values say the same
     // for a right table) and the levels above, on `threads` OpenMP threads. Streamed, the file
-    // is completed instead, and the levels above the base, dropped as they were written, are
-    // in it only: the Pyramid returned holds the base level. Once only.
+    // is completed instead, and the levels, dropped as they were written, are in it only: the
+    // Pyramid returned holds none. Once only.
     Pyramid finish(int threads = 1);
     uint64_t rows_written() const;  // base rows streamed so far (tests)
 
@@ -106,7 +106,12 @@ class PyramidBuilder {
     void rows_added(uint64_t y0, uint64_t width, uint64_t height);
     int top() const;  // the highest level
     uint64_t rows_, cols_, width_, height_;
+    // The base level: in base_.blocks, or streamed in pages of their own that nobody touches
+    // before the engine's threads write them (zeroing 16 MiB of blocks before the run starts,
+    // at 16384^2, took one thread 40-55 ms while the others waited); blocks_ is where.
     PyramidLevel base_;
+    std::unique_ptr<base::SmallPageBlock> streamed_base_;
+    BlockStats* blocks_ = nullptr;
     std::unique_ptr<PyramidStream> stream_;
     std::unique_ptr<SharedSums> shared_;
     std::mutex shared_mutex_;

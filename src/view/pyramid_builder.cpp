@@ -7,7 +7,7 @@
 // whole table, made when the first such rectangle comes and turned into statistics at the end.
 // So a run with the default tiles holds the base level alone (16 bytes a block) where it held
 // its sums as well (20 bytes a block more), and its end has no pass over the blocks to make.
-// Streamed (stream_to), each rectangle's cells are counted off its rows of blocks, and a row
+// Streamed, each rectangle's cells are counted off its rows of blocks, and a row
 // whose cells have all come goes to the file at once (pyramid_stream.cpp).
 #include <algorithm>
 #include <cstddef>
@@ -88,14 +88,15 @@ PyramidLevel level_above(const PyramidLevel& below, uint64_t rows, uint64_t cols
 
 }  // namespace
 
-void reduce_rows(const PyramidLevel& below, uint64_t below_first, PyramidLevel& up,
-                 uint64_t up_first, uint64_t from, uint64_t to, uint64_t rows, uint64_t cols) {
+void reduce_rows(const PyramidLevel& below, const BlockStats* below_blocks, uint64_t below_first,
+                 PyramidLevel& up, uint64_t up_first, uint64_t from, uint64_t to, uint64_t rows,
+                 uint64_t cols) {
     for (uint64_t by = from; by < to; ++by)
         for (uint64_t bx = 0; bx < up.width; ++bx) {
             double scaled = 0, diff = 0, p = 0, cells = 0;
             for (uint64_t j = 2 * by; j < std::min(2 * by + 2, below.height); ++j)
                 for (uint64_t i = 2 * bx; i < std::min(2 * bx + 2, below.width); ++i) {
-                    const BlockStats& s = below.blocks[(j - below_first) * below.width + i];
+                    const BlockStats& s = below_blocks[(j - below_first) * below.width + i];
                     const double n = static_cast<double>(block_cells(cols, below.level, i) *
                                                          block_cells(rows, below.level, j));
                     scaled += s.scaled * n;
@@ -104,7 +105,7 @@ void reduce_rows(const PyramidLevel& below, uint64_t below_first, PyramidLevel& 
                     cells += n;
                 }
             BlockStats& out = up.blocks[(by - up_first) * up.width + bx];
-            out.sample = below.blocks[(2 * by - below_first) * below.width + 2 * bx].sample;
+            out.sample = below_blocks[(2 * by - below_first) * below.width + 2 * bx].sample;
             out.scaled = static_cast<float>(scaled / cells);
             out.diff = static_cast<float>(diff / cells);
             out.p_share = static_cast<float>(p / cells);
@@ -117,7 +118,7 @@ PyramidLevel reduce(const PyramidLevel& below, uint64_t rows, uint64_t cols, int
     PyramidLevel up = level_above(below, rows, cols);
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (uint64_t by = 0; by < up.height; ++by)
-        reduce_rows(below, 0, up, 0, by, by + 1, rows, cols);
+        reduce_rows(below, below.blocks.data(), 0, up, 0, by, by + 1, rows, cols);
     return up;
 }
 
@@ -130,20 +131,23 @@ ColdPositions first_pair_at(uint64_t v) {
 
 }  // namespace
 
-PyramidBuilder::PyramidBuilder(uint64_t rows, uint64_t cols)
+PyramidBuilder::PyramidBuilder(uint64_t rows, uint64_t cols, const std::string& stream_path)
     : rows_(rows),
       cols_(cols),
       width_(pyramid_blocks(cols, kPyramidBase)),
       height_(pyramid_blocks(rows, kPyramidBase)),
       base_(PyramidLevel::of(kPyramidBase, rows, cols)) {
-    base_.blocks.resize(width_ * height_);
+    if (stream_path.empty()) {
+        base_.blocks.resize(width_ * height_);
+        blocks_ = base_.blocks.data();
+        return;
+    }
+    streamed_base_ = std::make_unique<base::SmallPageBlock>(width_ * height_ * sizeof(BlockStats));
+    blocks_ = static_cast<BlockStats*>(streamed_base_->data());
+    stream_ = std::make_unique<PyramidStream>(stream_path, rows_, cols_, top(), base_, blocks_);
 }
 
 PyramidBuilder::~PyramidBuilder() = default;
-
-void PyramidBuilder::stream_to(const std::string& path) {
-    stream_ = std::make_unique<PyramidStream>(path, rows_, cols_, top(), base_);
-}
 
 uint64_t PyramidBuilder::rows_written() const {
     return stream_ ? stream_->rows_written() : 0;
@@ -250,8 +254,7 @@ void PyramidBuilder::add(uint64_t x0, uint64_t y0, uint64_t width, uint64_t heig
         add_rows(x0, y, width, h, values + (y - y0) * stride, stride,
                  {g.data(), scaled.data(), sample.data(), bx0, by, across});
         for (uint64_t i = 0; i < across; ++i)
-            base_.blocks[by * width_ + bx0 + i] =
-                stats(bx0 + i, by, g[i], scaled[i], sample[i], p[i]);
+            blocks_[by * width_ + bx0 + i] = stats(bx0 + i, by, g[i], scaled[i], sample[i], p[i]);
     }
     rows_added(y0, width, height);
 }
@@ -294,7 +297,7 @@ void PyramidBuilder::add_transpose(uint64_t x0, uint64_t y0, const uint32_t* sou
             // d kBase.
             const uint32_t sample = source[a * kBase * w + d * kBase];
             const uint64_t b = d * across + a;
-            base_.blocks[(by0 + d) * width_ + bx0 + a] =
+            blocks_[(by0 + d) * width_ + bx0 + a] =
                 stats(bx0 + a, by0 + d, g[b], scaled[b], sample, p_count[b]);
         }
     rows_added(y0, width, height);
@@ -329,7 +332,7 @@ Pyramid PyramidBuilder::finish(int threads) {
         count_p_positions(0, cols_, 0, rows_, p_count.data(), width_);
         for (uint64_t i = 0; i < width_ * height_; ++i)
             if (s.touched[i])
-                base_.blocks[i] =
+                blocks_[i] =
                     stats(i % width_, i / width_, s.g[i], s.scaled[i], s.sample[i], p_count[i]);
         shared_.reset();
     }
@@ -337,10 +340,10 @@ Pyramid PyramidBuilder::finish(int threads) {
     p.rows = rows_;
     p.cols = cols_;
     if (stream_) {
-        // The file completed; the levels above the base went to it and are not kept.
+        // The file completed; the levels went to it and are not kept.
         stream_->finish();
         stream_.reset();
-        p.levels.push_back(std::move(base_));
+        streamed_base_.reset();
         return p;
     }
     p.levels.push_back(std::move(base_));

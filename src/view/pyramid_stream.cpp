@@ -6,10 +6,11 @@
 namespace grundy::view {
 
 PyramidStream::PyramidStream(const std::string& path, uint64_t rows, uint64_t cols, int top,
-                             const PyramidLevel& base)
+                             const PyramidLevel& base, const BlockStats* blocks)
     : rows_(rows),
       cols_(cols),
       base_(base),
+      base_blocks_(blocks),
       left_(base.height),
       done_(base.height),
       written_(static_cast<size_t>(top - base.level + 1)),
@@ -43,17 +44,19 @@ void PyramidStream::write_done_rows() {
     while (to < base_.height && done_[to]) ++to;
     if (to == written_[0]) return;
     file_.write_rows(base_.level, written_[0], to - written_[0],
-                     base_.blocks.data() + written_[0] * base_.width);
+                     base_blocks_ + written_[0] * base_.width);
     written_[0] = to;
     for (size_t l = 1; l < written_.size(); ++l) {
         const PyramidLevel& below = l == 1 ? base_ : upper_[l - 2];
+        const BlockStats* below_blocks = l == 1 ? base_blocks_ : below.blocks.data();
         const uint64_t below_first = l == 1 ? 0 : first_[l - 2];
         PyramidLevel& up = upper_[l - 1];
         uint64_t& up_first = first_[l - 1];
         const uint64_t ready = written_[l - 1] == below.height ? up.height : written_[l - 1] / 2;
         if (ready <= written_[l]) break;
         up.blocks.resize((ready - up_first) * up.width);
-        reduce_rows(below, below_first, up, up_first, written_[l], ready, rows_, cols_);
+        reduce_rows(below, below_blocks, below_first, up, up_first, written_[l], ready, rows_,
+                    cols_);
         const auto made =
             up.blocks.begin() + static_cast<ptrdiff_t>((written_[l] - up_first) * up.width);
         file_.write_rows(up.level, written_[l], std::vector<BlockStats>(made, up.blocks.end()));

@@ -18,19 +18,20 @@ namespace grundy::view {
 using io::BlockStats;
 using io::PyramidLevel;
 
-// Rows [from, to) of `up` from the rows of `below` under them, where up.blocks and
-// below.blocks hold their levels' rows from rows up_first and below_first on
+// Rows [from, to) of `up` from the rows of `below` (its shape) under them, where up.blocks and
+// below_blocks hold their levels' rows from rows up_first and below_first on
 // (pyramid_builder.cpp).
-void reduce_rows(const PyramidLevel& below, uint64_t below_first, PyramidLevel& up,
-                 uint64_t up_first, uint64_t from, uint64_t to, uint64_t rows, uint64_t cols);
+void reduce_rows(const PyramidLevel& below, const BlockStats* below_blocks, uint64_t below_first,
+                 PyramidLevel& up, uint64_t up_first, uint64_t from, uint64_t to, uint64_t rows,
+                 uint64_t cols);
 
 class PyramidStream {
   public:
     // The levels kPyramidBase..top of a rows x cols table to PATH (io::PyramidFileWriter), the
-    // base level read from `base` as its rows are done. Throws grundy::Error when the file
-    // cannot be made.
+    // base level (of the shape of `base`) read from `blocks` as its rows are done. Throws
+    // grundy::Error when the file cannot be made.
     PyramidStream(const std::string& path, uint64_t rows, uint64_t cols, int top,
-                  const PyramidLevel& base);
+                  const PyramidLevel& base, const BlockStats* blocks);
 
     // `cells` more cells of base row `by` have their blocks' statistics in the base level; the
     // row is written when it has them all. From any thread.
@@ -45,7 +46,8 @@ class PyramidStream {
     void write_done_rows();
     static void drop_rows(PyramidLevel& level, uint64_t& first, uint64_t until);
     uint64_t rows_, cols_;
-    const PyramidLevel& base_;
+    const PyramidLevel& base_;  // the shape
+    const BlockStats* base_blocks_;
     std::vector<std::atomic<uint64_t>> left_;  // cells of each base row still to come
     mutable std::mutex mutex_;                 // guards the members below
     std::vector<char> done_;                   // base rows with all their cells

@@ -98,7 +98,7 @@ TEST(ViewPyramidStream, WrittenAsTheTableIsComputedAndTheSameAsSaved) {
         EXPECT_FALSE(std::filesystem::exists(path)) << what;
         const view::Pyramid streamed = sink.finish(2);
         EXPECT_FALSE(std::filesystem::exists(path + ".tmp")) << what;
-        ASSERT_EQ(streamed.levels.size(), 1u) << what;  // the levels above are in the file only
+        EXPECT_TRUE(streamed.levels.empty()) << what;  // the levels are in the file only
 
         view::PyramidBuilder whole(c.rows, c.cols);
         whole.add(0, 0, c.cols, c.rows, table.values().data(), c.cols);
@@ -107,9 +107,6 @@ TEST(ViewPyramidStream, WrittenAsTheTableIsComputedAndTheSameAsSaved) {
         const std::optional<view::Pyramid> read = io::read_pyramid(path, c.rows, c.cols, top);
         ASSERT_TRUE(read.has_value()) << what;
         ASSERT_EQ(read->levels.size(), want.levels.size()) << what;
-        view::Pyramid base = *read;
-        base.levels.resize(1);
-        expect_same_blocks(base, streamed, what + ", the base level in memory and in the file");
         if (c.tile % 16 == 0) {
             expect_same_blocks(*read, want, what + ", against the pyramid built whole");
         } else {  // blocks shared by tiles: their sums may add up in another order
