@@ -48,7 +48,9 @@ struct PyramidLevel {
 class Pyramid {
   public:
     uint64_t rows = 0, cols = 0;
-    std::vector<PyramidLevel> levels;  // kPyramidBase, kPyramidBase + 1, ..., at least one
+    // kPyramidBase, kPyramidBase + 1, ...: at least one, but for the Pyramid a streamed build's
+    // finish() returns (its levels are in its file)
+    std::vector<PyramidLevel> levels;
 
     const PyramidLevel* level(int l) const;
     uint64_t bytes() const;

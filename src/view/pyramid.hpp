@@ -133,7 +133,7 @@ std::optional<Pyramid> build_pyramid(const Hdf5TableReader& table,
 // A TileSink that builds the pyramid of the tiles it passes on to `next` (grundy compute).
 class PyramidSink final : public TileSink {
   public:
-    // With a `path`, the pyramid is written there as it is built (PyramidBuilder::stream_to).
+    // With a `path`, the pyramid is written there as it is built (PyramidBuilder's stream_path).
     explicit PyramidSink(TileSink& next, std::string path = {})
         : next_(next), path_(std::move(path)) {}
     void begin(const TableShape& shape) override;
