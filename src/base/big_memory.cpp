@@ -18,6 +18,13 @@ void* huge_alloc(size_t bytes) {
     return memory;
 }
 
+void advise_huge_pages(void* data, size_t bytes) {
+    constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+    const uintptr_t first = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+    const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
+    if (end > first) madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE);
+}
+
 SmallPageBlock::SmallPageBlock(size_t bytes) : bytes_(std::max<size_t>(bytes, 1)) {
     data_ = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (data_ == MAP_FAILED) throw std::bad_alloc();

@@ -36,6 +36,11 @@ HugeArray<T> huge_array(size_t n) {
     return HugeArray<T>(static_cast<T*>(huge_alloc(n * sizeof(T))));
 }
 
+// Advises the whole 2 MiB pages inside [data, data + bytes) for huge pages, where the system
+// gives them on request, for a buffer from malloc or calloc that is read and written over and
+// over. Advice only: failure changes nothing.
+void advise_huge_pages(void* data, size_t bytes);
+
 // A mapping of its own in 4 KiB pages, never huge ones (whatever the system's default), for a
 // big buffer written once from end to end: the first touch is all it costs. Zeroed (fresh
 // pages); unmapped when destroyed; throws std::bad_alloc.
