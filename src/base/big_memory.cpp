@@ -14,7 +14,7 @@ void* huge_alloc(size_t bytes) {
     bytes = std::max<size_t>(kHuge, (bytes + kHuge - 1) / kHuge * kHuge);
     void* memory = std::aligned_alloc(kHuge, bytes);
     if (!memory) throw std::bad_alloc();
-    madvise(memory, bytes, MADV_HUGEPAGE);  // advice only: failure changes nothing
+    advise_huge_pages(memory, bytes);  // aligned: the whole buffer
     return memory;
 }
 
