@@ -158,10 +158,7 @@ int PyramidBuilder::top() const {
 }
 
 void PyramidBuilder::rows_added(uint64_t y0, uint64_t width, uint64_t height) {
-    if (!stream_) return;
-    for (uint64_t y = y0; y < y0 + height; y = (y | (kBase - 1)) + 1)
-        stream_->add_cells(y >> kPyramidBase,
-                           width * (std::min(y0 + height, (y | (kBase - 1)) + 1) - y));
+    if (stream_) stream_->add_cells(y0, width, height);
 }
 
 // The statistics of block (bx, by) from its sums, its sample and its P-positions.

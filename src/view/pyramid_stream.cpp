@@ -24,15 +24,22 @@ PyramidStream::PyramidStream(const std::string& path, uint64_t rows, uint64_t co
     }
 }
 
-void PyramidStream::add_cells(uint64_t by, uint64_t cells) {
+void PyramidStream::add_cells(uint64_t y0, uint64_t width, uint64_t height) {
     // The last cells of a row make it done: what every thread stored into the row before its
-    // own count is seen by the thread that writes it.
-    if (left_[by].fetch_sub(cells, std::memory_order_acq_rel) == cells) row_done(by);
-}
-
-void PyramidStream::row_done(uint64_t by) {
+    // own count is seen by the thread that writes it. The rows that one call makes done are
+    // written together, one write per field, where a write per row made a 16384^2 run's
+    // pyramid 7 176 writes of 1 to 4 KiB.
+    const uint64_t side = uint64_t{1} << base_.level;
+    std::vector<uint64_t> done;
+    for (uint64_t y = y0; y < y0 + height; y = (y | (side - 1)) + 1) {
+        const uint64_t next = std::min(y0 + height, (y | (side - 1)) + 1);
+        if (left_[y / side].fetch_sub(width * (next - y), std::memory_order_acq_rel) ==
+            width * (next - y))
+            done.push_back(y / side);
+    }
+    if (done.empty()) return;
     const std::lock_guard<std::mutex> lock(mutex_);
-    done_[by] = 1;
+    for (const uint64_t by : done) done_[by] = 1;
     write_done_rows();
 }
 

@@ -33,16 +33,15 @@ class PyramidStream {
     PyramidStream(const std::string& path, uint64_t rows, uint64_t cols, int top,
                   const PyramidLevel& base, const BlockStats* blocks);
 
-    // `cells` more cells of base row `by` have their blocks' statistics in the base level; the
-    // row is written when it has them all. From any thread.
-    void add_cells(uint64_t by, uint64_t cells);
+    // The cells of rows [y0, y0 + height) x `width` columns have their blocks' statistics in
+    // the base level; each base row is written when it has them all. From any thread.
+    void add_cells(uint64_t y0, uint64_t width, uint64_t height);
     // Every row not written yet (the base level is complete now), then the file made durable
     // and renamed into place. Throws grundy::Error when a write failed.
     void finish();
     uint64_t rows_written() const;  // of the base level so far (tests)
 
   private:
-    void row_done(uint64_t by);
     void write_done_rows();
     static void drop_rows(PyramidLevel& level, uint64_t& first, uint64_t until);
     uint64_t rows_, cols_;
