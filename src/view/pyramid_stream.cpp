@@ -26,9 +26,9 @@ PyramidStream::PyramidStream(const std::string& path, uint64_t rows, uint64_t co
 
 void PyramidStream::add_cells(uint64_t y0, uint64_t width, uint64_t height) {
     // The last cells of a row make it done: what every thread stored into the row before its
-    // own count is seen by the thread that writes it. The rows that one call makes done are
-    // written together, one write per field, where a write per row made a 16384^2 run's
-    // pyramid 7 176 writes of 1 to 4 KiB.
+    // own count is seen by the thread that writes it. The rows that one call makes done (a
+    // tile's, as its row of tiles ends) go to the file together, one write per field, not one
+    // per row: a base row is only 1 to 4 KiB of a field at 4096^2 to 16384^2.
     const uint64_t side = uint64_t{1} << base_.level;
     std::vector<uint64_t> done;
     for (uint64_t y = y0; y < y0 + height; y = (y | (side - 1)) + 1) {
