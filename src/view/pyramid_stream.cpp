@@ -12,7 +12,6 @@ PyramidStream::PyramidStream(const std::string& path, uint64_t rows, uint64_t co
       base_(base),
       base_blocks_(blocks),
       left_(base.height),
-      done_(base.height),
       written_(static_cast<size_t>(top - base.level + 1)),
       file_(path, rows, cols, top) {
     const uint64_t side = uint64_t{1} << base.level;
@@ -30,16 +29,13 @@ void PyramidStream::add_cells(uint64_t y0, uint64_t width, uint64_t height) {
     // tile's, as its row of tiles ends) go to the file together, one write per field, not one
     // per row: a base row is only 1 to 4 KiB of a field at 4096^2 to 16384^2.
     const uint64_t side = uint64_t{1} << base_.level;
-    std::vector<uint64_t> done;
+    bool any_done = false;
     for (uint64_t y = y0; y < y0 + height; y = (y | (side - 1)) + 1) {
-        const uint64_t next = std::min(y0 + height, (y | (side - 1)) + 1);
-        if (left_[y / side].fetch_sub(width * (next - y), std::memory_order_acq_rel) ==
-            width * (next - y))
-            done.push_back(y / side);
+        const uint64_t cells = width * (std::min(y0 + height, (y | (side - 1)) + 1) - y);
+        any_done |= left_[y / side].fetch_sub(cells, std::memory_order_acq_rel) == cells;
     }
-    if (done.empty()) return;
+    if (!any_done) return;
     const std::lock_guard<std::mutex> lock(mutex_);
-    for (const uint64_t by : done) done_[by] = 1;
     write_done_rows();
 }
 
@@ -48,7 +44,10 @@ void PyramidStream::add_cells(uint64_t y0, uint64_t width, uint64_t height) {
 // tiles from the top), so little waits for a row done late.
 void PyramidStream::write_done_rows() {
     uint64_t to = written_[0];
-    while (to < base_.height && done_[to]) ++to;
+    // A row is done when no cell of it is left to come, or at the end (tiles that share blocks
+    // never count their cells down).
+    while (to < base_.height && (finishing_ || left_[to].load(std::memory_order_acquire) == 0))
+        ++to;
     if (to == written_[0]) return;
     file_.write_rows(base_.level, written_[0], to - written_[0],
                      base_blocks_ + written_[0] * base_.width);
@@ -86,7 +85,7 @@ void PyramidStream::drop_rows(PyramidLevel& level, uint64_t& first, uint64_t unt
 void PyramidStream::finish() {
     {
         const std::lock_guard<std::mutex> lock(mutex_);
-        std::fill(done_.begin(), done_.end(), 1);
+        finishing_ = true;
         write_done_rows();
     }
     file_.finish();

@@ -49,7 +49,7 @@ class PyramidStream {
     const BlockStats* base_blocks_;
     std::vector<std::atomic<uint64_t>> left_;  // cells of each base row still to come
     mutable std::mutex mutex_;                 // guards the members below
-    std::vector<char> done_;                   // base rows with all their cells
+    bool finishing_ = false;                   // every base row counts as done
     std::vector<uint64_t> written_;            // rows written, per level from the base up
     // The levels above the base, each holding only its rows from first_ on that the level
     // above has yet to be made from: a few rows, where whole they were a third of the base.
