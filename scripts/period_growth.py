@@ -7,7 +7,9 @@ e.g. jobs/results/row-periods-2048.csv), as Markdown for README and notes:
 - the running maximum of the preperiod and its growth exponent over each octave of rows: for
   rows 2^k - 1 to 2^(k+1) - 1, b = log(M(2^(k+1) - 1) / M(2^k - 1)) / log((2^(k+1) - 1) /
   (2^k - 1)), where M(y) is the largest preperiod of rows 0..y. A falling b is the slow-down of
-  the certificate's growth.
+  the certificate's growth. Where the rows end inside an octave, its part so far is given too,
+  marked "so far", with the exponent over the rows it has;
+- the rows whose preperiod is smaller than the row's below (preperiods are not monotone).
 
 Rows whose period is not determined are refused (the running maxima would be wrong), as are
 malformed files: one line on stderr, exit status 2.
@@ -28,9 +30,10 @@ from periods_csv import read_row_periods  # noqa: E402
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="period_growth.py",
-        description="The running maximum of the row period and the rows where it grows, and "
-                    "the running maximum of the preperiod with its growth exponent over each "
-                    "octave of rows, from a row-periods CSV, as Markdown tables.",
+        description="The running maximum of the row period and the rows where it grows, the "
+                    "running maximum of the preperiod with its growth exponent over each "
+                    "octave of rows, and the rows whose preperiod falls, from a row-periods "
+                    "CSV, as Markdown tables.",
         epilog="Exit status: 0 on success, 2 on bad input (missing file, malformed fields, a "
                "row without a determined period).")
     p.add_argument("csv", metavar="PERIODS.csv", help="row-periods CSV (row, preperiod, period)")
@@ -48,22 +51,30 @@ def period_steps(periods: list[int]) -> list[tuple[int, int]]:
 
 
 def octave_exponents(preperiods: list[int]) -> list[tuple[int, int, int, int, float | None]]:
-    """(first row, last row, M(first), M(last), exponent) for each whole octave 2^k - 1 ..
-    2^(k+1) - 1 within the rows, M the running maximum of the preperiod; the exponent is None
-    where M(first) is 0 (no power law to fit)."""
+    """(first row, last row, M(first), M(last), exponent) for each octave 2^k - 1 ..
+    2^(k+1) - 1 within the rows, and for the part of the next one that the rows reach (its last
+    row is then the last row, below 2^(k+1) - 1), M the running maximum of the preperiod; the
+    exponent is None where M(first) is 0 (no power law to fit)."""
     running, best = [], 0
     for v in preperiods:
         best = max(best, v)
         running.append(best)
     out = []
     k = 1
-    while 2 ** (k + 1) - 1 < len(preperiods):
-        lo, hi = 2 ** k - 1, 2 ** (k + 1) - 1
+    last = len(preperiods) - 1
+    while 2 ** k - 1 < last:
+        lo, hi = 2 ** k - 1, min(2 ** (k + 1) - 1, last)
         m_lo, m_hi = running[lo], running[hi]
         b = math.log(m_hi / m_lo) / math.log(hi / lo) if m_lo > 0 else None
         out.append((lo, hi, m_lo, m_hi, b))
         k += 1
     return out
+
+
+def drops(preperiods: list[int]) -> list[tuple[int, int, int]]:
+    """(row, its preperiod, the preperiod of the row below) wherever the preperiod falls."""
+    return [(y, preperiods[y], preperiods[y - 1]) for y in range(1, len(preperiods))
+            if preperiods[y] < preperiods[y - 1]]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,7 +100,13 @@ def main(argv: list[str] | None = None) -> int:
     print("| rows | largest preperiod at the first | at the last | growth exponent |")
     print("| --- | ---: | ---: | ---: |")
     for lo, hi, m_lo, m_hi, b in octave_exponents(preperiods):
-        print(f"| {lo}..{hi} | {m_lo} | {m_hi} | {'-' if b is None else f'{b:.2f}'} |")
+        part = "" if (hi + 1) & hi == 0 else " (so far)"  # an octave ends at 2^(k+1) - 1
+        print(f"| {lo}..{hi}{part} | {m_lo} | {m_hi} | {'-' if b is None else f'{b:.2f}'} |")
+    print()
+    print("| row | preperiod | the row below's |")
+    print("| ---: | ---: | ---: |")
+    for row, pre, below in drops(preperiods):
+        print(f"| {row} | {pre} | {below} |")
     return 0
 
 

@@ -23,6 +23,7 @@ def table(out, header):
 
 PERIOD_HEADER = "| row | largest period so far | rows under it |"
 OCTAVE_HEADER = "| rows | largest preperiod at the first | at the last | growth exponent |"
+DROP_HEADER = "| row | preperiod | the row below's |"
 
 
 def test_small_csv_worked_by_hand(tmp_path):
@@ -42,7 +43,24 @@ def test_small_csv_worked_by_hand(tmp_path):
     assert octaves[0] == ["1..3", "0", "8", "-"]
     assert octaves[1][:3] == ["3..7", "8", "92"]
     assert float(octaves[1][3]) == round(math.log(92 / 8) / math.log(7 / 3), 2)
-    assert len(octaves) == 2  # 7..15 is not whole in 8 rows
+    assert len(octaves) == 2  # rows 0..7 end an octave: no part of the next one
+    assert table(r.stdout, DROP_HEADER) == []  # these preperiods never fall
+
+
+def test_part_of_an_octave_and_the_drops(tmp_path):
+    # Rows 0..10: the octave 7..15 is cut at row 10; the preperiod falls at rows 6 and 9.
+    csv = tmp_path / "p.csv"
+    pre = [0, 0, 0, 8, 9, 27, 20, 92, 100, 95, 700]
+    csv.write_text("row,preperiod,period\n" +
+                   "".join(f"{y},{pre[y]},{3 if y else 1}\n" for y in range(len(pre))))
+    r = run_script("period_growth.py", csv)
+    assert r.returncode == 0, r.stderr
+    octaves = table(r.stdout, OCTAVE_HEADER)
+    assert [o[0] for o in octaves] == ["1..3", "3..7", "7..10 (so far)"]
+    # M(7) = 92, M(10) = 700: the running maximum, not the row's own preperiod.
+    assert octaves[2][1:3] == ["92", "700"]
+    assert float(octaves[2][3]) == round(math.log(700 / 92) / math.log(10 / 7), 2)
+    assert table(r.stdout, DROP_HEADER) == [["6", "20", "27"], ["9", "95", "100"]]
 
 
 @pytest.mark.parametrize("rows, last_run", [(2048, "394+"), (4096, "2442+"), (4172, "2518+")])
@@ -62,6 +80,13 @@ def test_committed_rows_give_the_runs_of_the_largest_period(rows, last_run):
     assert [(int(s[0]), int(s[1])) for s in steps] == expected
     assert all(int(b[1]) == 2 * int(a[1]) for a, b in zip(steps[2:], steps[3:]))
     assert steps[-1] == ["1654", "786432", last_run]
+    # The rows whose preperiod falls, found again here; rows 32, 1930 and 3126 are those that
+    # README and docs/results.md name.
+    pre = [int(line.split(",")[1]) for line in csv.read_text().splitlines()[1:]]
+    falls = [[str(y), str(pre[y]), str(pre[y - 1])] for y in range(1, rows) if pre[y] < pre[y - 1]]
+    assert table(r.stdout, DROP_HEADER) == falls
+    named = [y for y in (32, 1930, 3126) if y < rows]
+    assert [int(f[0]) for f in falls if int(f[0]) < 4096] == named
 
 
 def test_undetermined_row_or_missing_file_exit_2(tmp_path):
