@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/big_memory.hpp"
 #include "base/direct_io.hpp"
 #include "base/file_sync.hpp"
 #include "grundy/error.hpp"
@@ -17,7 +18,8 @@ namespace grundy::base {
 
 namespace {
 // Direct writes go in blocks of this many bytes (a multiple of every logical block size),
-// at offsets that are multiples of it.
+// at offsets that are multiples of it, from two 2 MiB pages where the system gives huge pages:
+// few segments a request, where 4 KiB pages were one each (io/direct_writes.cpp).
 constexpr size_t kStageBytes = size_t{4} << 20;
 // A direct file is flushed on a thread of its own every this many bytes (BackgroundSync), so
 // that commit()'s fsync does not wait for gigabytes at once.
@@ -29,9 +31,11 @@ AtomicFile::AtomicFile(std::string path, std::string what, bool direct)
     fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ < 0) fail("write", errno);
     if (!direct) return;
-    void* stage = nullptr;
-    if (::posix_memalign(&stage, kStageBytes, kStageBytes) != 0) return;
-    staged_ = static_cast<char*>(stage);
+    try {
+        staged_ = static_cast<char*>(huge_alloc(kStageBytes));
+    } catch (const std::bad_alloc&) {
+        return;  // buffered writes, as where the file system refuses direct I/O
+    }
     direct_fd_ = ::open(tmp_.c_str(), O_WRONLY | O_DIRECT | O_CLOEXEC);
     if (direct_fd_ >= 0) syncer_ = std::make_unique<BackgroundSync>(tmp_, kSyncStep);
 }

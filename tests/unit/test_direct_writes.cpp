@@ -93,7 +93,7 @@ TEST(DirectWrites, TheFileIsSec2sByteForByte) {
     }
 }
 
-// Chunks that follow one another in the file go to the disk together, a buffer of 1 MiB at a
+// Chunks that follow one another in the file go to the disk together, a buffer of 2 MiB at a
 // time, and are read back before anything is flushed: a read of gathered bytes writes them
 // first.
 TEST(DirectWrites, ChunksThatFollowOneAnotherAreWrittenTogether) {
