@@ -7,17 +7,16 @@
 // two cores already busy computing), and the cached pages count against a batch job's memory
 // limit (cgroups charge the page cache to the job). Direct writes cost neither.
 //
-// The files are the same, byte for byte: only how the bytes reach the disk changes. Raw data
-// writes that follow one another in the file (a run's chunks, as HDF5 places them) are gathered
-// in an aligned buffer of 2 MiB (one huge page, few segments a request) and its whole pages
-// written directly when it fills: a 16384² table's 307 MiB in about 150 writes where there was
-// one a chunk, each a wait of the writer thread and a wake-up that took a worker's core
-// (docs/benchmarks.md). The head of such a
-// sequence up to its first page boundary, the part page at its end, and all metadata go through
-// sec2; before any other write, a read of gathered bytes, a flush, a truncation or the close,
-// what is gathered is written, so that no metadata reaches the disk before the data it points
-// to. Where the file system refuses direct I/O (open or write fails with EINVAL), everything
-// goes through sec2.
+// The files are the same, byte for byte: only how the bytes reach the disk changes. Raw data writes
+// that follow one another in the file (a run's chunks, as HDF5 places them) are gathered in an
+// aligned buffer of 2 MiB (one huge page, few segments a request) and its whole pages written
+// directly when it fills: a 16384² table's 307 MiB in about 150 writes where there was one a chunk,
+// each a wait of the writer thread and a wake-up that took a worker's core (docs/benchmarks.md).
+// The head of such a sequence up to its first page boundary, the part page at its end, and all
+// metadata go through sec2; before any other write, a read of gathered bytes, a flush, a truncation
+// or the close, what is gathered is written, so that no metadata reaches the disk before the data
+// it points to. Where the file system refuses direct I/O (open or write fails with EINVAL),
+// everything goes through sec2.
 #pragma once
 
 #include <hdf5.h>
