@@ -1,6 +1,7 @@
 """scripts/oeis_bfiles.py against the terms OEIS publishes, on the committed certified rows and
 on small hand-written CSVs (both header variants, the unfinished last run, bad input refused
-with exit status 2); scripts/compare_periods.py on the same kind of files."""
+with exit status 2); scripts/compare_periods.py on the same kind of files, and on every pair of
+committed results."""
 
 import itertools
 
@@ -159,3 +160,26 @@ def test_compare_periods(tmp_path):
     assert "1 of rows 0..1 differ" in r.stdout
     uncertified = write(tmp_path, "row,preperiod,period,certified\n0,0,1,1\n1,0,3,0\n", "u.csv")
     assert run_script("compare_periods.py", old, uncertified).returncode == 1
+
+
+# Every committed result, smallest first: each is an independent run (or a certified prefix of
+# one), so any two must agree on the rows they share, and each must be certified throughout.
+COMMITTED_RESULTS = sorted((REPO / "jobs" / "results").glob("row-periods-*.csv"),
+                           key=lambda p: int(p.stem.rsplit("-", 1)[1]))
+
+
+def test_committed_results_agree_on_the_rows_they_share():
+    assert len(COMMITTED_RESULTS) >= 4
+    for path in COMMITTED_RESULTS:
+        rows = int(path.stem.rsplit("-", 1)[1])
+        lines = path.read_text().splitlines()
+        header = lines[0].split(",")
+        cert = header.index("certified")
+        data = [line.split(",") for line in lines[1:] if not line.startswith("#")]
+        assert [int(f[0]) for f in data] == list(range(rows)), path.name
+        assert all(f[cert] == "1" for f in data), path.name + ": a row not certified"
+    for small, large in itertools.combinations(COMMITTED_RESULTS, 2):
+        r = run_script("compare_periods.py", small, large)
+        assert r.returncode == 0, (small.name, large.name, r.stdout)
+        rows = int(small.stem.rsplit("-", 1)[1])
+        assert f"rows 0..{rows - 1} identical" in r.stdout, r.stdout
