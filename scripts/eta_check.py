@@ -36,7 +36,9 @@ import grundy_data as gd  # noqa: E402  (the shared helpers live beside this scr
 
 STAMP = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) (.*)$")
 PERIODS = re.compile(r"^phase 1/2: column (?P<col>[\d.]+(?: [kMGTP])?) \([^)]*\), "
-                     r"rows 0\.\.(?P<rows>\d+) settled, certificate expected near column "
+                     r"rows 0\.\.(?P<rows>\d+) settled, "
+                     r"(?:rows 0\.\.\d+ repeat with period \d+, [^,]*, )?"
+                     r"certificate expected near column "
                      r"(?P<expected>[\d.]+(?: [kMGTP])?|\?), ETA (?P<eta>[^,]+)"
                      r"(?:, checkpoint at column [\d.]+(?: [kMGTP])?)?$")
 COMPUTE = re.compile(r"^\[\s*[\d.]+%\] .* ETA (?P<eta>\d+:\d\d:\d\d|--:--)$")

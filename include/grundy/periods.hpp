@@ -34,6 +34,11 @@ struct PeriodsProgress {
     std::atomic<uint64_t> settled_rows{0};
     std::atomic<uint64_t> expected_x0{0};
     std::atomic<double> settle_exponent{0};  // b of that fit
+    // phase 1: rows 0..repeating_rows-1, more than have settled, repeat with repeating_period,
+    // of which the ring's length is not a multiple: those rows cannot settle (they are swept to
+    // the certificate), and phase 2 gives their preperiods (0: none seen)
+    std::atomic<uint64_t> repeating_rows{0};
+    std::atomic<uint64_t> repeating_period{0};
     // columns 0..checkpoint_column-1 are in the last checkpoint this process wrote or resumed
     // from (0: none)
     std::atomic<uint64_t> checkpoint_column{0};

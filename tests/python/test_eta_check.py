@@ -113,3 +113,24 @@ def test_bad_logs(tmp_path):
         assert len(lines) == 1 and message in lines[0] and path.name in lines[0], r.stderr
     r = run_script("eta_check.py", first, "--points", "0")
     assert r.returncode == 2 and "--points must be at least 1" in r.stderr
+
+
+def test_lines_naming_rows_that_repeat_past_the_ring(tmp_path):
+    # A run whose period grew past its ring says so in its lines; they are read all the same.
+    repeat = ("rows 0..{rows} settled, rows 0..70 repeat with period 196608, which the ring cannot "
+              "hold (phase 2 gives their preperiods), certificate")
+    log = tmp_path / "run.log"
+    log.write_text(
+        LINE.format(t="2026-11-29T10:00:00Z", col="0", rows=0, eta="unknown")
+        + LINE.format(t="2026-11-29T10:01:40Z", col="1.00 M", rows=60,
+                      eta="100 s").replace("rows 0..60 settled, certificate",
+                                           repeat.format(rows=60))
+        + LINE.format(t="2026-11-29T10:03:20Z", col="2.00 M", rows=60,
+                      eta="unknown").replace("rows 0..60 settled, certificate",
+                                             repeat.format(rows=60)))
+    assert "repeat with period" in log.read_text()
+    r = run_script("eta_check.py", log, "--points", "1")
+    assert r.returncode == 0, r.stderr
+    assert "3.3 min of running time to the end of phase 1 (column 2e+06)" in r.stdout, r.stdout
+    rows = [line.split() for line in r.stdout.splitlines()[2:]]
+    assert rows == [["50%", "1.7", "min", "1.7", "min", "1.00", "0..60", "1.00"]], r.stdout

@@ -138,6 +138,16 @@ TEST(PeriodsPrefix, PhaseTwoKeepsThePhaseOneRows) {
     EXPECT_GT(stopped.rows.size(), 0u);
     EXPECT_LT(stopped.rows.size(), 96u);
     expect_rows_of(stopped, whole);
+    // Before the certificate, phase 1 saw more rows than it certified repeat with a period that
+    // the ring's length is not a multiple of, and said so: a period of each of those rows.
+    const uint64_t repeating = progress.repeating_rows,
+                   repeating_period = progress.repeating_period;
+    EXPECT_GT(repeating, stopped.rows.size());
+    EXPECT_LT(repeating, 96u);
+    ASSERT_GT(repeating_period, 0u);
+    EXPECT_NE(whole.period / 2 % repeating_period, 0u);
+    for (uint64_t y = 0; y < repeating; ++y)
+        EXPECT_EQ(repeating_period % whole.rows[y].periodicity->period, 0u) << y;
     // Phase 2's ring holds only the rows phase 1 did not certify, a period of each.
     const strip::SearchState saved = strip::load_checkpoint(
         ck.string(), o.rows, strip::Strip(o.rows, MexKernel::Auto).state_words(), 0, o.rows);

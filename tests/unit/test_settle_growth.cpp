@@ -1,10 +1,11 @@
 // SettleGrowth: the fitted growth behind the progress line's expected certificate column
-// (strip/certify/search_progress.hpp), on settle points made from known power laws; and
-// work_left, the sweep's work left behind its ETA.
+// (strip/certify/search_progress.hpp), on settle points made from known power laws; work_left,
+// the sweep's work left behind its ETA; and the progress line of rows that cannot settle.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 
 #include "strip/certify/search_progress.hpp"
 
@@ -71,6 +72,44 @@ TEST(WorkLeft, EveryRowAtTheEndWhenTheGrowthIsFlat) {
     // b = 0: every sub-strip settles at the certificate's column.
     const auto w = strip::work_left(8, 3, 100, 1100, 0.0);
     EXPECT_DOUBLE_EQ(w.units, 1000.0 * w.per_column);
+}
+
+TEST(WorkLeft, EveryRowToTheEndOnceNoMoreCanSettle) {
+    // Rows that repeat with a period the ring cannot hold: row 0 is swept to the certificate
+    // too, where the law had it settle at column 500.
+    const auto w = strip::work_left(2, 0, 0, 1000, 1.0, false);
+    EXPECT_DOUBLE_EQ(w.per_column, 640.0 + 641.0);
+    EXPECT_DOUBLE_EQ(w.units, 1000.0 * (640.0 + 641.0));
+}
+
+// The progress line with rows that repeat past the ring: they are named with their period, and
+// the ETA counts every row left to the end (twice the time where the law settled half early).
+TEST(PeriodsLine, NamesRowsThatRepeatPastTheRing) {
+    PeriodsProgress p;
+    p.phase = 1;
+    p.settled_rows = 3;
+    p.expected_x0 = 2000;
+    p.settle_exponent = 1.0;
+    strip::PeriodsLine line(p, 8);
+    p.column = 1000;
+    (void)line(10.0);
+    p.column = 1100;  // 100 columns in 10 s
+    const std::string settling = line(20.0);
+    EXPECT_EQ(settling.find("repeat"), std::string::npos) << settling;
+    p.repeating_rows = 5;
+    p.repeating_period = 1572864;
+    p.column = 1200;
+    const std::string line_now = line(30.0);
+    EXPECT_NE(line_now.find("rows 0..2 settled, rows 0..4 repeat with period 1572864, which the "
+                            "ring cannot hold (phase 2 gives their preperiods), certificate "
+                            "expected near column "),
+              std::string::npos)
+        << line_now;
+    // Rows that settle no more are charged to the end: a longer ETA than the settling law's.
+    p.repeating_rows = 0;
+    const std::string back = line(40.0);
+    const auto eta = [](const std::string& s) { return s.substr(s.find("ETA ")); };
+    EXPECT_NE(eta(back), eta(line_now)) << back << "\n" << line_now;
 }
 
 TEST(SettleGrowth, NoEstimateFromTooFewPoints) {

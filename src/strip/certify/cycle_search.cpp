@@ -117,6 +117,8 @@ bool Certification::walk_block(uint64_t next, uint64_t end, bool comparing, uint
             if (comparing &&
                 note_settled(settled_, p_, matched_rows_[x - next], lambda, plan_.settle_limit()))
                 block_settles_.emplace_back(settled_.rows, p_.saved.column);
+            else if (comparing && matched_rows_[x - next] < Y_)
+                note_repeat(matched_rows_[x - next], lambda);
             if (comparing && matched_rows_[x - next] == Y_) {
                 // Compared in full by the bands, each match copied out and compared again
                 // (Strip::band_mismatch).
@@ -175,6 +177,21 @@ void Certification::resettle() {
     strip_->settle(settled_);
     for (const auto& [m, since] : p_.settled_since) growth_.add(m, since);
     show_settled();
+}
+
+// Rows 0..m-1, more than have settled, repeat with period lambda (their sub-strip's state is the
+// saved one again), but the ring's length is not a multiple of lambda, so they cannot settle:
+// the period has grown past the ring (it doubled above the settled rows). Every larger sub-strip
+// holds them, so no more rows settle in phase 1: the progress line says so, and its ETA charges
+// every unsettled row up to the certificate.
+void Certification::note_repeat(uint64_t m, uint64_t lambda) {
+    if (m <= settled_.rows || p_.ring_len == 0 || p_.ring_len % lambda == 0) return;
+    if (m < repeat_rows_ || (m == repeat_rows_ && lambda >= repeat_period_)) return;
+    repeat_rows_ = m;
+    repeat_period_ = lambda;
+    if (!o_.progress) return;
+    o_.progress->repeating_period.store(lambda, std::memory_order_relaxed);
+    o_.progress->repeating_rows.store(m, std::memory_order_relaxed);
 }
 
 void Certification::show_settled() {

@@ -42,12 +42,13 @@ uint64_t SettleGrowth::predict(uint64_t rows) const {
 }
 
 WorkLeft work_left(uint64_t rows, uint64_t settled, uint64_t column, uint64_t expected_x0,
-                   double exponent) {
+                   double exponent, bool settling) {
     WorkLeft w;
     const double end = static_cast<double>(expected_x0), x = static_cast<double>(column);
     for (uint64_t y = settled; y < rows; ++y) {
         const double cost = static_cast<double>(strip_row_cost(y));
-        const double settles = end * std::pow(static_cast<double>(y + 1) / rows, exponent);
+        const double settles =
+            settling ? end * std::pow(static_cast<double>(y + 1) / rows, exponent) : end;
         w.per_column += cost;
         if (settles > x) w.units += (settles - x) * cost;
     }
@@ -70,18 +71,30 @@ std::string PeriodsLine::operator()(double t) {
     }
     if (start_ < 0 || col < last_) start_ = t, first_ = last_ = col, units_ = 0;
     const uint64_t expected = p.expected_x0.load(), settled = p.settled_rows.load();
-    const WorkLeft work = work_left(rows_, settled, col, expected, p.settle_exponent.load());
+    const uint64_t repeating = p.repeating_rows.load();
+    const WorkLeft work =
+        work_left(rows_, settled, col, expected, p.settle_exponent.load(), repeating <= settled);
     units_ += static_cast<double>(col - last_) * work.per_column;
     last_ = col;
     const double elapsed = t - start_;
     const double rate = elapsed > 0 ? static_cast<double>(col - first_) / elapsed : 0.0;
     std::string eta = "unknown";
     if (expected > col && units_ > 0) eta = base::human_seconds(work.units / (units_ / elapsed));
-    std::snprintf(line, sizeof line,
-                  "rows 0..%llu settled, certificate expected near column %s, ETA %s",
-                  static_cast<unsigned long long>(settled ? settled - 1 : 0),
-                  expected ? human(static_cast<double>(expected)).c_str() : "?", eta.c_str());
+    std::snprintf(line, sizeof line, "rows 0..%llu settled, ",
+                  static_cast<unsigned long long>(settled ? settled - 1 : 0));
     outlook_ = line;
+    if (repeating > settled) {
+        // The period has grown past the ring: said at once, it is the run's news.
+        std::snprintf(line, sizeof line,
+                      "rows 0..%llu repeat with period %llu, which the ring cannot hold (phase 2 "
+                      "gives their preperiods), ",
+                      static_cast<unsigned long long>(repeating - 1),
+                      static_cast<unsigned long long>(p.repeating_period.load()));
+        outlook_ += line;
+    }
+    std::snprintf(line, sizeof line, "certificate expected near column %s, ETA %s",
+                  expected ? human(static_cast<double>(expected)).c_str() : "?", eta.c_str());
+    outlook_ += line;
     std::string out = "phase 1/2: column " + human(static_cast<double>(col)) + " (" + human(rate) +
                       " col/s), " + outlook_;
     // What a job killed now would keep (--resume continues from it).

@@ -44,13 +44,14 @@ class SettleGrowth {
 // (the fit through the certificate's expected column). And the units of one column now.
 // An ETA from columns per second alone assumes every column costs what the columns so far did;
 // but a column costs less with every row that settles, and most rows settle late (the 400-row
-// strip: ETAs 2 to 2.8 times the time that was left).
+// strip: ETAs 2 to 2.8 times the time that was left). Once rows repeat with a period the ring
+// cannot hold (`settling` false), no more rows settle: every row left is swept to the end.
 struct WorkLeft {
     double units = 0;       // from `column` to the certificate's
     double per_column = 0;  // of the column swept now (rows settled..rows-1)
 };
 WorkLeft work_left(uint64_t rows, uint64_t settled, uint64_t column, uint64_t expected_x0,
-                   double exponent);
+                   double exponent, bool settling = true);
 
 // The progress line of a certification, for any printer (the CLI's, the Python module's):
 // phase 1's columns, speed, settled rows, the certificate's expected column and an ETA from the
