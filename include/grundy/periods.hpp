@@ -103,6 +103,10 @@ struct PeriodsResult {
     bool resumed = false;
     bool second_pass = false;  // whether phase 2 was needed (P did not divide the ring)
     uint64_t ring_len = 0;     // columns per row in the ring that gave the preperiods
+    // A run stopped in phase 1: rows 0..repeating_rows-1, more than are certified, were seen to
+    // repeat with repeating_period, which the ring cannot hold (0: none seen); the rows above
+    // the certified ones are not certified until phase 2 gives their preperiods.
+    uint64_t repeating_rows = 0, repeating_period = 0;
     std::string kernel;
     int threads = 1;     // threads that swept the strip (with ranks: in each rank)
     uint64_t bands = 1;  // bands of rows they swept as tiles

@@ -96,7 +96,9 @@ row's periodicity from there on. rows: one RowPeriod per row certified, with cer
 the least p with g(x + p, y) = g(x, y) + p for all large x, the least preperiod from which that
 holds, and the block as a numpy uint32 array. A certified strip has every row; a run stopped at
 max_cols has rows 0..k-1, the rows that settled (their own sub-strip repeated), certified all
-the same. rows_asked, phase, column: how far the run got. Also method, columns_swept,
+the same. rows_asked, phase, column: how far the run got; repeating_rows, repeating_period: a
+run stopped in phase 1 saw rows 0..repeating_rows-1 repeat with a period its ring cannot hold
+(0: none), certified once phase 2 gives their preperiods. Also method, columns_swept,
 state_bits, seconds, threads, kernel, second_pass.)")
         .def_property_readonly("status",
                                [](const PeriodsResult& r) { return status_name(r.status); })
@@ -115,6 +117,8 @@ state_bits, seconds, threads, kernel, second_pass.)")
         .def_readonly("checkpoints_written", &PeriodsResult::checkpoints_written)
         .def_readonly("resumed", &PeriodsResult::resumed)
         .def_readonly("second_pass", &PeriodsResult::second_pass)
+        .def_readonly("repeating_rows", &PeriodsResult::repeating_rows)
+        .def_readonly("repeating_period", &PeriodsResult::repeating_period)
         .def_readonly("kernel", &PeriodsResult::kernel)
         .def_readonly("threads", &PeriodsResult::threads)
         .def_readonly("seconds", &PeriodsResult::seconds)

@@ -181,5 +181,31 @@ TEST(PeriodsPrefixCli, PrefixNeverShrinksAndSurvivesSigkill) {
     EXPECT_GE(expect_certified_prefix(csv, kCommitted, 160), last);
 }
 
+// A ring of 98304 columns, where rows 261.. of the committed result have period 196608: stopped
+// at --max-cols once those rows had repeated, the run names them with their period in the CSV's
+// comment and on stderr, and leaves them uncertified (phase 2 would give their preperiods).
+TEST(PeriodsPrefixCli, RowsThatRepeatPastTheRingAreNamed) {
+    ScratchDir tmp;
+    const std::string csv = tmp / "ring.csv";
+    ASSERT_EQ(run_grundy({"periods", "--rows", "300", "--ring-memory", "58982400", "--max-cols",
+                          "3600000", "--csv", csv, "--no-blocks"},
+                         tmp / "log"),
+              3)
+        << slurp(tmp / "log");
+    EXPECT_EQ(expect_certified_prefix(csv, kCommitted, 300), 261u);
+    const std::string text = slurp(csv);
+    const size_t at = text.find("# rows 261..");
+    ASSERT_NE(at, std::string::npos) << text.substr(0, 600);
+    const uint64_t last = std::stoull(text.substr(at + 12));
+    EXPECT_GE(last, 261u);
+    EXPECT_LT(last, 299u);
+    const std::string line = "rows 261.." + std::to_string(last) +
+                             " repeat with period 196608, which the ring cannot hold";
+    EXPECT_EQ(text.find("# " + line + ": certified once phase 2 gives their preperiods\n"), at);
+    EXPECT_NE(slurp(tmp / "log").find(line + ": phase 2 will give their preperiods\n"),
+              std::string::npos)
+        << slurp(tmp / "log");
+}
+
 }  // namespace
 }  // namespace grundy

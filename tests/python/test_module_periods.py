@@ -64,6 +64,8 @@ def test_stopped_certification_keeps_the_settled_rows(tmp_path):
     assert all(r.certified for r in cert.rows)
     assert [(r.row, r.preperiod, r.period) for r in cert.rows] == committed_rows(k)
     assert f"{k} of 160 rows certified" in repr(cert)
+    # The ring (1 GiB by default) holds every period these rows have: none repeat past it.
+    assert (cert.repeating_rows, cert.repeating_period) == (0, 0)
     assert certified_prefix(csv, 160) == k
     with h5py.File(h5, "r") as f:
         assert f.attrs["complete"] == 0

@@ -146,9 +146,6 @@ class Certification {
     // The sub-strips that repeated in this block: (rows, the repeat's first column), in order.
     std::vector<std::pair<uint64_t, uint64_t>> block_settles_;
     uint64_t unrecorded_rows_ = 0;  // in this block (rows_repeating_in_ring)
-    // The most rows seen to repeat with a period the ring cannot hold, and that period (the
-    // shortest seen for them): no more rows can settle in phase 1 (note_repeat).
-    uint64_t repeat_rows_ = 0, repeat_period_ = 0;
     // compact checkpoints: states after block ends, half a ring length apart (ring_seed.cpp)
     std::deque<std::shared_ptr<const StripSnapshot>> seeds_;
     SettleGrowth growth_;

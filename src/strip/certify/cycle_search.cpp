@@ -186,9 +186,12 @@ void Certification::resettle() {
 // every unsettled row up to the certificate.
 void Certification::note_repeat(uint64_t m, uint64_t lambda) {
     if (m <= settled_.rows || p_.ring_len == 0 || p_.ring_len % lambda == 0) return;
-    if (m < repeat_rows_ || (m == repeat_rows_ && lambda >= repeat_period_)) return;
-    repeat_rows_ = m;
-    repeat_period_ = lambda;
+    // The most rows seen so, with the shortest period seen for them.
+    uint64_t& rows = result_.repeating_rows;
+    uint64_t& period = result_.repeating_period;
+    if (m < rows || (m == rows && lambda >= period)) return;
+    rows = m;
+    period = lambda;
     if (!o_.progress) return;
     o_.progress->repeating_period.store(lambda, std::memory_order_relaxed);
     o_.progress->repeating_rows.store(m, std::memory_order_relaxed);

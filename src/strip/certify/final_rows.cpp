@@ -55,6 +55,8 @@ std::string Certification::write_files(bool certified) {
             r.phase = static_cast<int>(p_.phase);
             r.column = result_.column;
             r.kernel = result_.kernel;
+            r.repeating_rows = result_.repeating_rows;
+            r.repeating_period = result_.repeating_period;
         }
         try {
             write_periods_files(o_, certified ? result_ : r);
