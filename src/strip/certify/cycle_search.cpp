@@ -1,6 +1,7 @@
 // Phase 1 of a certification: Brent's cycle search on the strip's relative state, block by
 // block, and the rows that settle on the way (certification.hpp says how).
 #include <algorithm>
+#include <numeric>
 
 #include "grundy/error.hpp"
 #include "strip/certify/certification.hpp"
@@ -186,14 +187,18 @@ void Certification::resettle() {
 // every unsettled row up to the certificate.
 void Certification::note_repeat(uint64_t m, uint64_t lambda) {
     if (m <= settled_.rows || p_.ring_len == 0 || p_.ring_len % lambda == 0) return;
-    // The most rows seen so, with the shortest period seen for them.
+    // The most rows seen so, and the greatest common divisor of the periods seen for them: the
+    // strip is deterministic, so each match makes its lambda a period from the saved column on,
+    // and two periods of a sequence that repeats for ever make their gcd one. A run resumed far
+    // past the saved column first sees a multiple of the least period (22 times it, say) and
+    // comes down to it at the next match.
     uint64_t& rows = result_.repeating_rows;
     uint64_t& period = result_.repeating_period;
-    if (m < rows || (m == rows && lambda >= period)) return;
+    if (m < rows) return;
+    period = m == rows ? std::gcd(period, lambda) : lambda;
     rows = m;
-    period = lambda;
     if (!o_.progress) return;
-    o_.progress->repeating_period.store(lambda, std::memory_order_relaxed);
+    o_.progress->repeating_period.store(period, std::memory_order_relaxed);
     o_.progress->repeating_rows.store(m, std::memory_order_relaxed);
 }
 
