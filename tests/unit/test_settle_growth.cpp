@@ -112,6 +112,22 @@ TEST(PeriodsLine, NamesRowsThatRepeatPastTheRing) {
     EXPECT_NE(eta(back), eta(line_now)) << back << "\n" << line_now;
 }
 
+// Phase 2 settles nothing: its ETA is the columns left at the columns per second so far.
+TEST(PeriodsLine, PhaseTwoHasAnEtaFromItsColumns) {
+    PeriodsProgress p;
+    p.phase = 2;
+    p.target = 1000;
+    strip::PeriodsLine line(p, 8);
+    p.column = 100;
+    EXPECT_NE(line(5.0).find("ETA unknown"), std::string::npos);
+    p.column = 300;  // 200 columns in 10 s: 700 left take 35 s
+    const std::string now = line(15.0);
+    EXPECT_NE(now.find("phase 2/2 exact preperiods: column 300 of 1.00 k (30.0%), 20 col/s, "
+                       "ETA 35 s"),
+              std::string::npos)
+        << now;
+}
+
 TEST(SettleGrowth, NoEstimateFromTooFewPoints) {
     strip::SettleGrowth g;
     EXPECT_EQ(g.predict(4096), 0u);

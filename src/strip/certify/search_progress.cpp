@@ -63,10 +63,20 @@ std::string PeriodsLine::operator()(double t) {
     if (p.phase.load() != 1) outlook_.clear();
     if (p.phase.load() == 0) return "starting (allocating, reading the checkpoint)";
     if (p.phase.load() != 1) {
-        std::snprintf(
-            line, sizeof line, "phase 2/2 exact preperiods: column %s of %s (%.1f%%), %.0f s",
-            human(static_cast<double>(col)).c_str(), human(static_cast<double>(target)).c_str(),
-            target ? 100.0 * static_cast<double>(col) / target : 0.0, t);
+        // Phase 2 settles no row: every column costs the same, and columns per second give
+        // the ETA.
+        if (phase2_start_ < 0 || col < phase2_first_) phase2_start_ = t, phase2_first_ = col;
+        const double elapsed = t - phase2_start_;
+        const double rate = elapsed > 0 ? static_cast<double>(col - phase2_first_) / elapsed : 0;
+        const std::string eta = rate > 0 && target > col
+                                    ? base::human_seconds(static_cast<double>(target - col) / rate)
+                                    : "unknown";
+        std::snprintf(line, sizeof line,
+                      "phase 2/2 exact preperiods: column %s of %s (%.1f%%), %s col/s, ETA %s",
+                      human(static_cast<double>(col)).c_str(),
+                      human(static_cast<double>(target)).c_str(),
+                      target ? 100.0 * static_cast<double>(col) / target : 0.0, human(rate).c_str(),
+                      eta.c_str());
         return line;
     }
     if (start_ < 0 || col < last_) start_ = t, first_ = last_ = col, units_ = 0;

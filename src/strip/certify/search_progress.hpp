@@ -74,6 +74,8 @@ class PeriodsLine {
     double start_ = -1;              // seconds at the first phase 1 line
     uint64_t first_ = 0, last_ = 0;  // the column at the first line, at the last
     double units_ = 0;               // swept since the first line (strip_row_cost units)
+    double phase2_start_ = -1;       // seconds at the first phase 2 line
+    uint64_t phase2_first_ = 0;      // the column at it
     std::string outlook_;
 };
 
