@@ -55,30 +55,33 @@ WorkLeft work_left(uint64_t rows, uint64_t settled, uint64_t column, uint64_t ex
     return w;
 }
 
+// Phase 2 settles no row: every column costs about the same, and columns per second give the
+// ETA.
+std::string PeriodsLine::phase_two(double t) {
+    using base::human;
+    const uint64_t col = p_->column.load(), target = p_->target.load();
+    if (phase2_start_ < 0 || col < phase2_first_) phase2_start_ = t, phase2_first_ = col;
+    const double elapsed = t - phase2_start_;
+    const double rate = elapsed > 0 ? static_cast<double>(col - phase2_first_) / elapsed : 0;
+    const std::string eta = rate > 0 && target > col
+                                ? base::human_seconds(static_cast<double>(target - col) / rate)
+                                : "unknown";
+    char line[200];
+    std::snprintf(
+        line, sizeof line, "phase 2/2 exact preperiods: column %s of %s (%.1f%%), %s col/s, ETA %s",
+        human(static_cast<double>(col)).c_str(), human(static_cast<double>(target)).c_str(),
+        target ? 100.0 * static_cast<double>(col) / target : 0.0, human(rate).c_str(), eta.c_str());
+    return line;
+}
+
 std::string PeriodsLine::operator()(double t) {
     using base::human;
     const PeriodsProgress& p = *p_;
-    const uint64_t col = p.column.load(), target = p.target.load();
+    const uint64_t col = p.column.load();
     char line[200];
     if (p.phase.load() != 1) outlook_.clear();
     if (p.phase.load() == 0) return "starting (allocating, reading the checkpoint)";
-    if (p.phase.load() != 1) {
-        // Phase 2 settles no row: every column costs the same, and columns per second give
-        // the ETA.
-        if (phase2_start_ < 0 || col < phase2_first_) phase2_start_ = t, phase2_first_ = col;
-        const double elapsed = t - phase2_start_;
-        const double rate = elapsed > 0 ? static_cast<double>(col - phase2_first_) / elapsed : 0;
-        const std::string eta = rate > 0 && target > col
-                                    ? base::human_seconds(static_cast<double>(target - col) / rate)
-                                    : "unknown";
-        std::snprintf(line, sizeof line,
-                      "phase 2/2 exact preperiods: column %s of %s (%.1f%%), %s col/s, ETA %s",
-                      human(static_cast<double>(col)).c_str(),
-                      human(static_cast<double>(target)).c_str(),
-                      target ? 100.0 * static_cast<double>(col) / target : 0.0, human(rate).c_str(),
-                      eta.c_str());
-        return line;
-    }
+    if (p.phase.load() != 1) return phase_two(t);
     if (start_ < 0 || col < last_) start_ = t, first_ = last_ = col, units_ = 0;
     const uint64_t expected = p.expected_x0.load(), settled = p.settled_rows.load();
     const uint64_t repeating = p.repeating_rows.load();

@@ -64,8 +64,9 @@ class PeriodsLine {
     PeriodsLine(const PeriodsProgress& progress, uint64_t rows) : p_(&progress), rows_(rows) {}
     // The line after `seconds` since the printer started.
     std::string operator()(double seconds);
-    // Of the last phase 1 line: "rows 0..k settled, certificate expected near column X, ETA Y"
-    // (empty before any), for a bar that shows the columns and their speed itself.
+    // Of the last phase 1 line: "rows 0..k settled, certificate expected near column X, ETA Y",
+    // with the rows that repeat past the ring after "settled, " where there are (empty before
+    // any line), for a bar that shows the columns and their speed itself.
     const std::string& outlook() const { return outlook_; }
 
   private:
@@ -74,8 +75,9 @@ class PeriodsLine {
     double start_ = -1;              // seconds at the first phase 1 line
     uint64_t first_ = 0, last_ = 0;  // the column at the first line, at the last
     double units_ = 0;               // swept since the first line (strip_row_cost units)
-    double phase2_start_ = -1;       // seconds at the first phase 2 line
-    uint64_t phase2_first_ = 0;      // the column at it
+    std::string phase_two(double seconds);
+    double phase2_start_ = -1;   // seconds at the first phase 2 line
+    uint64_t phase2_first_ = 0;  // the column at it
     std::string outlook_;
 };
 
