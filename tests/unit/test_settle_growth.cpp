@@ -82,9 +82,9 @@ TEST(WorkLeft, EveryRowToTheEndOnceNoMoreCanSettle) {
     EXPECT_DOUBLE_EQ(w.units, 1000.0 * (640.0 + 641.0));
 }
 
-// The progress line with rows that repeat past the ring: they are named with their period, and
-// the ETA counts every row left to the end (twice the time where the law settled half early).
-TEST(PeriodsLine, NamesRowsThatRepeatPastTheRing) {
+// The progress line of a strip of 8 rows, 3 settled, at column 1200 after 100 columns per 10 s,
+// with rows 0..repeating-1 seen to repeat past the ring (0: none).
+std::string line_at_1200(uint64_t repeating) {
     PeriodsProgress p;
     p.phase = 1;
     p.settled_rows = 3;
@@ -93,23 +93,28 @@ TEST(PeriodsLine, NamesRowsThatRepeatPastTheRing) {
     strip::PeriodsLine line(p, 8);
     p.column = 1000;
     (void)line(10.0);
-    p.column = 1100;  // 100 columns in 10 s
-    const std::string settling = line(20.0);
-    EXPECT_EQ(settling.find("repeat"), std::string::npos) << settling;
-    p.repeating_rows = 5;
-    p.repeating_period = 1572864;
+    p.column = 1100;
+    (void)line(20.0);
+    p.repeating_rows = repeating;
+    p.repeating_period = repeating ? 1572864 : 0;
     p.column = 1200;
-    const std::string line_now = line(30.0);
-    EXPECT_NE(line_now.find("rows 0..2 settled, rows 0..4 repeat with period 1572864, which the "
-                            "ring cannot hold (phase 2 gives their preperiods), certificate "
-                            "expected near column "),
+    return line(30.0);
+}
+
+// Rows that repeat past the ring are named with their period, and the ETA counts every row left
+// to the end: rows 3..7 from column 1200 to 2000, 2.35 times the work of the law that has them
+// settle at 1000, 1250, ..., 2000.
+TEST(PeriodsLine, NamesRowsThatRepeatPastTheRing) {
+    const std::string settling = line_at_1200(0), repeating = line_at_1200(5);
+    EXPECT_EQ(settling.find("repeat"), std::string::npos) << settling;
+    EXPECT_NE(repeating.find("rows 0..2 settled, rows 0..4 repeat with period 1572864, which the "
+                             "ring cannot hold (phase 2 gives their preperiods), certificate "
+                             "expected near column "),
               std::string::npos)
-        << line_now;
-    // Rows that settle no more are charged to the end: a longer ETA than the settling law's.
-    p.repeating_rows = 0;
-    const std::string back = line(40.0);
+        << repeating;
     const auto eta = [](const std::string& s) { return s.substr(s.find("ETA ")); };
-    EXPECT_NE(eta(back), eta(line_now)) << back << "\n" << line_now;
+    EXPECT_EQ(eta(settling), "ETA 34 s") << settling;
+    EXPECT_EQ(eta(repeating), "ETA 80 s") << repeating;
 }
 
 // Phase 2 settles nothing: its ETA is the columns left at the columns per second so far.
