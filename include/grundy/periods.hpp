@@ -59,6 +59,12 @@ struct PeriodsOptions {
     // (one or two ring lengths of columns: a minute or two at 6144 rows). One process, phase 1;
     // other checkpoints keep the ring.
     bool compact_checkpoints = false;
+    // On resuming a compact checkpoint in phase 1: lay the ring out again, as long as
+    // ring_budget_bytes allows for the rows not yet certified (the certified ones keep theirs),
+    // so that rows whose period has grown past the ring can settle. The longer ring starts at the
+    // checkpoint's seed: a row with no mismatch after it has no exact preperiod from this run,
+    // which then stops with an error (resume from an earlier checkpoint).
+    bool grow_ring = false;
     const std::atomic<bool>* cancel = nullptr;  // when set: checkpoint and return Interrupted
     PeriodsProgress* progress = nullptr;
     // Memory for the per-row ring of phase 1 (which spares the second pass when the strip's

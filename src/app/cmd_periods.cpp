@@ -54,6 +54,10 @@ void describe(po::options_description& o, std::vector<std::string>&) {
          "checkpoints without the ring of recent values (tens of MB instead of Y x L x 2 "
          "bytes), holding instead the state of a column a ring length or two earlier, from "
          "which --resume sweeps the ring again (one process, phase 1)")
+        ("grow-ring", po::bool_switch(),
+         "with --resume and --compact-checkpoints: lay the ring out again, from the "
+         "checkpoint's seed on, as long as --ring-memory allows for the rows not yet "
+         "certified, so that rows whose period outgrew the ring can settle")
         ("max-cols", po::value<std::string>(),
          "give up (exit status 3) if the state has not repeated within this many columns")
         ("ring-memory", po::value<std::string>()->default_value("2^30"),
@@ -154,6 +158,7 @@ PeriodsOptions parse(const po::variables_map& v) {
     o.checkpoint_every = seconds_option(v, "checkpoint-every");
     o.resume = v["resume"].as<bool>();
     o.compact_checkpoints = v["compact-checkpoints"].as<bool>();
+    o.grow_ring = v["grow-ring"].as<bool>();
     o.ring_budget_bytes = size_option(v, "ring-memory");
     if (v.count("max-memory")) o.max_memory = size_option(v, "max-memory", 1);
     // The library writes the files (after every checkpoint, and at the end however the run

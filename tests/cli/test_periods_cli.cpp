@@ -257,11 +257,11 @@ TEST(PeriodsCli, CorruptOrMismatchedCheckpointExit2) {
     EXPECT_NE(slurp(tmp / "log2").find("--rows 100"), std::string::npos) << slurp(tmp / "log2");
     // A checkpoint of another format version, older (1: before the settled rows and the ranks'
     // parts, no longer read) or newer than this program: refused in one line, exit status 2.
-    // (Versions 2 to 6 load: this build writes version 6, the builds before the compact form
-    // version 5, c0b5794 and the builds before it since the ranks' parts version 4, so a long
-    // run resumes across them.)
+    // (Versions 2 to 7 load: this build writes version 7, the builds before a ring could be laid
+    // out again version 6, the builds before the compact form version 5, c0b5794 and the builds
+    // before it since the ranks' parts version 4, so a long run resumes across them.)
     std::string data = slurp(ck);
-    for (const uint32_t version : {1u, 7u}) {
+    for (const uint32_t version : {1u, 8u}) {
         std::string other = data;
         std::memcpy(other.data() + 8, &version, 4);
         const std::string other_ck = tmp / ("ck_v" + std::to_string(version));

@@ -101,6 +101,7 @@ class Certification {
     std::vector<uint64_t> saves_in(uint64_t next, uint64_t end) const;
     bool walk_block(uint64_t next, uint64_t end, bool comparing, uint64_t& processed);
     uint64_t rows_repeating_in_ring(uint64_t x) const;
+    bool note_settled(uint64_t m, uint64_t lambda, uint64_t x);
     void settle_rows(uint64_t end);
     void resettle();
     void show_settled();
@@ -111,6 +112,11 @@ class Certification {
     void keep_seed(uint64_t end);
     void drop_seeds();
     void regrow_ring();
+    bool starts_ring(const StripSnapshot& seed) const;
+    void sweep_ring(const StripSnapshot& seed);
+    uint64_t longer_ring(uint64_t k) const;
+    void lengthen_ring(const StripSnapshot& seed);
+    void limit_tables();
 
     // second_pass.cpp
     void start_second_pass();
@@ -121,12 +127,14 @@ class Certification {
     void read_rows(uint64_t y0, uint64_t y1, uint64_t from, uint64_t length, RowPeriod* out) const;
     void read_group(uint64_t y0, uint64_t y1, uint64_t from, uint64_t length,
                     std::vector<uint16_t>& blocks, RowPeriod* out) const;
+    uint64_t last_mismatch(uint64_t y, uint64_t period) const;
     void gather_rows();
 
     // final_rows.cpp: the rows certified before the whole strip is, kept as the run goes
     bool writes_files() const;
-    uint64_t final_row_count() const;
+    uint64_t final_row_count(uint64_t next) const;
     void add_final_rows();
+    void add_final_rows_at(uint64_t next);
     std::string write_files(bool certified);
 
     const PeriodsOptions& o_;
@@ -149,6 +157,9 @@ class Certification {
     // compact checkpoints: states after block ends, half a ring length apart (ring_seed.cpp)
     std::deque<std::shared_ptr<const StripSnapshot>> seeds_;
     SettleGrowth growth_;
+    // The longest period the settled rows' tables may take (0: any): with a ring laid out
+    // again, what the memory leaves beside the rings (ring_seed.cpp).
+    uint64_t table_period_limit_ = 0;
 };
 
 }  // namespace grundy::strip

@@ -35,6 +35,8 @@ void check_periods_options(const PeriodsOptions& o) {
     if (o.resume && o.checkpoint.empty()) throw ArgumentError("{resume} needs {checkpoint} FILE");
     if (o.compact_checkpoints && o.checkpoint.empty())
         throw ArgumentError("{compact_checkpoints} needs {checkpoint} FILE");
+    if (o.grow_ring && !(o.resume && o.compact_checkpoints))
+        throw ArgumentError("{grow_ring} needs {resume} and {compact_checkpoints}");
     if (!mex_kernel_supported(o.kernel))
         throw ArgumentError(std::string("this CPU cannot run the ") + mex_kernel_name(o.kernel) +
                             " mex kernel ({kernel})");
@@ -144,6 +146,9 @@ Certification::Certification(const PeriodsOptions& o, const RunHooks& hooks)
     p_.end_row = plan_.part().hi;
     if (o.resume && fs::exists(o.checkpoint)) {
         load();
+        if (o.grow_ring && (!p_.seed || p_.phase != 1))
+            throw ArgumentError("{grow_ring}: checkpoint " + ArgumentError::literal(o.checkpoint) +
+                                " is not a compact checkpoint of phase 1");
         if (p_.seed) regrow_ring();
         // The state resumed is the first seed of the compact checkpoints to come (ring_seed.cpp).
         if (o.compact_checkpoints && !p_.strip.words.empty() && p_.phase == 1)

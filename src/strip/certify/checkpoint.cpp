@@ -23,8 +23,10 @@ constexpr char kMagic[8] = {'G', 'R', 'U', 'N', 'D', 'Y', 'P', 'K'};
 // Version 3 added the settled rows, version 4 the rows of a rank's part (rank_link.hpp), version 5
 // phase 2's rows certified in phase 1, which its ring leaves out, version 6 the compact form (a
 // seed state instead of the ring); a version 2 file reads as one with none settled yet, 2 and 3
-// as all rows of one process, 2 to 4 with every row ringed, and 2 to 5 with the ring.
-constexpr uint32_t kVersion = 6;
+// as all rows of one process, 2 to 4 with every row ringed, and 2 to 5 with the ring. Version 7
+// added a ring laid out again (SearchState::ring_from, low_len), with phase 1's certified rows
+// below it, which 2 to 6 read as none.
+constexpr uint32_t kVersion = 7;
 // The first line of a manifest (checkpoint.hpp).
 constexpr char kManifestMagic[] = "grundy periods checkpoint manifest";
 // Version 2 added each rank's rows (version 1 manifests had a fixed cut, now gone).
@@ -98,13 +100,18 @@ uint64_t ring_values(const SearchState& p) {
     return p.ring_len && !p.seed ? (p.end_row - p.rows_in_ring()) * p.ring_len : 0;
 }
 
-// The blocks of the rows phase 1 certified, carried in phase 2 only (search_state.hpp), as 16-bit
+// The rows the file carries the results of: phase 2's unringed rows, and in phase 1 the rows of
+// a low ring (search_state.hpp); the ring gives the others again.
+uint64_t final_count(const SearchState& p) {
+    return p.phase == 2 || p.low_len ? std::min<uint64_t>(p.final_rows.size(), p.unringed_rows) : 0;
+}
+
+// The blocks of the rows final_count gives (search_state.hpp), when they were kept, as 16-bit
 // values (g - x + 2y <= 3y fits, kMaxStripRows): the file's tail, after the ring.
 std::vector<uint16_t> final_blocks(const SearchState& p) {
     std::vector<uint16_t> values;
-    if (p.phase != 2) return values;
-    for (const RowPeriod& r : p.final_rows)
-        values.insert(values.end(), r.block.begin(), r.block.end());
+    for (uint64_t y = 0; y < final_count(p); ++y)
+        values.insert(values.end(), p.final_rows[y].block.begin(), p.final_rows[y].block.end());
     return values;
 }
 
@@ -152,8 +159,11 @@ std::string encode_head(const SearchState& p, uint64_t block_values) {
     for (const auto& [rows, column] : p.settled_since) put64(body, rows), put64(body, column);
     put64(body, p.first_row);
     put64(body, p.end_row);
+    put64(body, p.ring_from);
+    put64(body, p.low_len);
+    put_words(body, p.low_mismatch);
     put64(body, p.unringed_rows);
-    const uint64_t finals = p.phase == 2 ? p.final_rows.size() : 0;
+    const uint64_t finals = final_count(p);
     put64(body, finals);
     for (uint64_t y = 0; y < finals; ++y)
         put64(body, p.final_rows[y].periodicity->preperiod),
@@ -178,10 +188,26 @@ void read_seed(Reader& r, SearchState& p, uint64_t rows, uint64_t state_words,
     seed->column = column;
     seed->words = r.words(column == kNone ? 0 : state_words);
     p.strip_check = static_cast<uint32_t>(r.u64());
+    // At least a ring length back, or where a ring laid out again starts (keep_seed).
+    const bool starts_ring = p.ring_from > 0 && column != kNone && column + 1 == p.ring_from;
     if (p.phase != 1 || p.ring_len == 0 || p.first_row != 0 || p.end_row != rows ||
-        p.strip.column == kNone || (column != kNone && column + p.ring_len > p.strip.column))
+        p.strip.column == kNone ||
+        (column != kNone && column + p.ring_len > p.strip.column && !starts_ring) ||
+        (column == kNone && p.ring_from > 0))
         throw Error(bad + "is corrupt (seed)");
     p.seed = std::move(seed);
+}
+
+// A ring laid out again (version 7): where it starts, and the length of the low ring below it, in
+// phase 1 of one process (grow_ring), whose settled rows' periods divide both rings.
+void read_longer_ring(Reader& r, SearchState& p, uint64_t rows, const std::string& bad) {
+    p.ring_from = r.u64();
+    p.low_len = r.u64();
+    p.low_mismatch = r.words(p.low_len ? p.end_row - p.first_row : 0);
+    if (p.ring_from == 0 && p.low_len == 0) return;
+    if (p.phase != 1 || p.first_row != 0 || p.end_row != rows || p.low_len == 0 ||
+        p.ring_len % p.low_len != 0 || p.ring_len == p.low_len || p.ring_from > (uint64_t{1} << 41))
+        throw Error(bad + "is corrupt (ring)");
 }
 
 // Phase 2's rows certified in phase 1 (version 5): at most the unringed rows, each with a period,
@@ -190,8 +216,9 @@ void read_final_rows(Reader& r, SearchState& p, uint64_t rows, uint64_t& block_v
                      const std::string& bad) {
     p.unringed_rows = r.u64();
     const uint64_t finals = r.u64();
-    if (p.unringed_rows > rows || (p.phase != 2 && p.unringed_rows) ||
-        (finals && finals != p.unringed_rows))
+    const bool carried = p.phase == 2 || p.low_len;  // final_count
+    if (p.unringed_rows > rows || (!carried && p.unringed_rows) ||
+        (finals && finals != p.unringed_rows) || (p.low_len && finals != p.unringed_rows))
         throw Error(bad + "is corrupt (certified rows)");
     uint64_t periods = 0;
     p.final_rows.resize(finals);
@@ -249,6 +276,9 @@ uint32_t state_crc(const std::vector<uint64_t>& words) {
 
 void write_checkpoint(const std::string& path, const SearchState& p, uint64_t rows,
                       const std::function<void()>& before_commit) {
+    // A low ring is swept again from the seed, never written (ring_seed.cpp).
+    if (p.phase == 1 && p.low_len && !p.seed)
+        throw Error("internal: a checkpoint of a ring laid out again without its seed");
     const std::vector<uint16_t> blocks = final_blocks(p);
     const std::string body = encode_head(p, blocks.size());
     const uint64_t ring_bytes = ring_values(p) * 2, tail_bytes = blocks.size() * 2;
@@ -303,7 +333,7 @@ SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t sta
     const uint64_t file_size = fs::file_size(path, ec);
     if (ec || file_size != size + 32) throw Error(bad + "is truncated (corrupt)");
     // Everything but the ring is small: read it, parse it, then read the ring into its buffer.
-    const uint64_t head_max = std::min<uint64_t>(size, 64 + 16 * (state_words + 3 * rows + 16));
+    const uint64_t head_max = std::min<uint64_t>(size, 64 + 16 * (state_words + 4 * rows + 16));
     std::string head(head_max, '\0');
     if (!in.read(head.data(), static_cast<std::streamsize>(head_max)))
         throw Error(bad + "is truncated (corrupt)");
@@ -337,6 +367,7 @@ SearchState load_checkpoint(const std::string& path, uint64_t rows, uint64_t sta
         throw Error(bad + "holds rows " + std::to_string(p.first_row) + ".." +
                     std::to_string(p.end_row - 1) + ", not " + std::to_string(first_row) + ".." +
                     std::to_string(end_row - 1) + " (corrupt, or of another cut of the rows)");
+    if (version >= 7) read_longer_ring(r, p, rows, bad);
     uint64_t block_values = 0;
     if (version >= 5) read_final_rows(r, p, rows, block_values, bad);
     const uint64_t n = r.u64();

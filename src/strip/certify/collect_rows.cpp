@@ -69,9 +69,9 @@ void Certification::read_group(uint64_t y0, uint64_t y1, uint64_t from, uint64_t
         r.row = y;
         r.certified = true;
         Periodicity& f = r.periodicity.emplace();  // periods_observed: 0, not applicable
-        const uint64_t last = p_.last_mismatch[y - p_.first_row];
-        f.preperiod = last == kNone ? 0 : last + 1;
         f.period = minimal_period(block);
+        const uint64_t last = last_mismatch(y, f.period);
+        f.preperiod = last == kNone ? 0 : last + 1;
         if (!o_.keep_blocks) continue;
         r.block.resize(f.period);
         for (uint64_t i = 0; i < f.period; ++i) {
@@ -80,6 +80,21 @@ void Certification::read_group(uint64_t y0, uint64_t y1, uint64_t from, uint64_t
             r.block[i] = block[c - from];
         }
     }
+}
+
+// Row y's last mismatch, given its period: where the ring saw it, or with none seen since a
+// ring laid out again began, where the shorter ring did if the period divides its length
+// (SearchState::low_mismatch); else the run cannot say.
+uint64_t Certification::last_mismatch(uint64_t y, uint64_t period) const {
+    const uint64_t i = y - p_.first_row, last = p_.last_mismatch[i];
+    if (last != kUnseen) return last;
+    if (p_.low_len % period == 0 &&
+        (p_.low_mismatch[i] == kNone || p_.low_mismatch[i] < p_.ring_from))
+        return p_.low_mismatch[i];
+    throw Error("row " + std::to_string(y) + " repeats with period " + std::to_string(period) +
+                " from before column " + std::to_string(p_.ring_from) +
+                ", where the ring was lengthened: its exact preperiod needs the longer ring from "
+                "a checkpoint before that column");
 }
 
 // Every rank's rows to rank 0, as words: row, preperiod, period, block length, block.

@@ -16,24 +16,32 @@ uint64_t grown(uint64_t power) {
     return power + std::max<uint64_t>(power / 8, 1);
 }
 
+}  // namespace
+
 // The sub-strip of rows 0..m-1 (which evolves on its own) has the same state at the saved column
 // and `lambda` columns later, compared in full: those rows are periodic with period lambda for
 // ever from there, and need no sweep any more if the ring holds whole periods of them (length a
-// multiple of lambda). Takes effect at the next block. Returns whether more rows settled.
-// `limit`: with ranks, rank 0's rows but one (Strip::settle).
-bool note_settled(SettledRows& settled, SearchState& p, uint64_t m, uint64_t lambda,
-                  uint64_t limit) {
-    m = std::min(m, limit);
-    if (m <= settled.rows || p.ring_len == 0 || p.ring_len % lambda != 0) return false;
+// multiple of lambda) and has held them for a period after column x (a ring laid out again
+// holds nothing before ring_from). Takes effect at the next block. Returns whether more rows
+// settled. With ranks, only rank 0's rows but one settle (Strip::settle). A ring laid out again
+// may hold periods whose tables the memory does not (table_period_limit_): those rows are swept.
+bool Certification::note_settled(uint64_t m, uint64_t lambda, uint64_t x) {
+    SettledRows& settled = settled_;
+    const SearchState& p = p_;
+    m = std::min(m, plan_.settle_limit());
+    if (m <= settled.rows || p.ring_len == 0 || p.ring_len % lambda != 0 ||
+        x + 1 < p.ring_from + lambda || (table_period_limit_ && lambda > table_period_limit_))
+        return false;
     settled.rows = m;
     settled.period = lambda;
-    settled.values = p.ring.data();  // rank 0's ring starts at row 0
+    settled.values = p.ring.data();  // rank 0's ring starts at row 0, or at the low ring's end
     settled.length = p.ring_len;
     settled.stride = p.ring_stride;
+    settled.first = p.ring_first;
+    settled.low_values = p.low_ring.data();
+    settled.low_length = p.low_len;
     return true;
 }
-
-}  // namespace
 
 // Phase 1 until the certificate and, with a ring that P divides, the ring's tail past it.
 // False when the run must return now (not certified within max_cols, or interrupted).
@@ -71,7 +79,7 @@ bool Certification::search_cycle() {
         check_record(p_, record_errors_);
         if (done) return true;
         // The whole strip repeats from x0 on: every row is settled for the ring's tail.
-        if (p_.found && note_settled(settled_, p_, Y_, p_.period, plan_.settle_limit()))
+        if (p_.found && note_settled(Y_, p_.period, end - 1))
             block_settles_.emplace_back(settled_.rows, p_.x0);
         settle_rows(end);
         plan_.rebalance(*strip_, p_, settled_);
@@ -115,8 +123,7 @@ bool Certification::walk_block(uint64_t next, uint64_t end, bool comparing, uint
             p_.power = 64;
         } else if (!p_.found && x > first_saved()) {
             const uint64_t lambda = x - p_.saved.column;
-            if (comparing &&
-                note_settled(settled_, p_, matched_rows_[x - next], lambda, plan_.settle_limit()))
+            if (comparing && note_settled(matched_rows_[x - next], lambda, x))
                 block_settles_.emplace_back(settled_.rows, p_.saved.column);
             else if (comparing && matched_rows_[x - next] < Y_)
                 note_repeat(matched_rows_[x - next], lambda);
@@ -148,8 +155,11 @@ bool Certification::walk_block(uint64_t next, uint64_t end, bool comparing, uint
 // Settled rows whose repeat began at least a ring length before column x: the ring already
 // holds their values of column x (a ring length is a whole number of their periods, all past
 // their preperiods), so recording them again would write the same values and find no mismatch.
+// So do the rows of a low ring (SearchState::low_ring), and a ring laid out again must have been
+// swept for a ring length.
 uint64_t Certification::rows_repeating_in_ring(uint64_t x) const {
-    uint64_t rows = 0;
+    uint64_t rows = p_.phase == 1 ? p_.unringed_rows : 0;
+    if (p_.ring_from + p_.ring_len > x) return rows;
     for (const auto& [m, since] : p_.settled_since)
         if (since + p_.ring_len <= x) rows = std::max(rows, m);
     return rows;
@@ -174,7 +184,7 @@ void Certification::settle_rows(uint64_t end) {
 // before the checkpoint and the ring holds their values).
 void Certification::resettle() {
     if (p_.settled_rows == 0) return;
-    note_settled(settled_, p_, p_.settled_rows, p_.settled_period, plan_.settle_limit());
+    note_settled(p_.settled_rows, p_.settled_period, p_.strip.column);
     strip_->settle(settled_);
     for (const auto& [m, since] : p_.settled_since) growth_.add(m, since);
     show_settled();

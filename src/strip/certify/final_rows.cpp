@@ -20,9 +20,9 @@ bool Certification::writes_files() const {
 // Rows 0..m-1 settled at least a ring length before the next column: every mismatch
 // d(x + L) != d(x) they have (all at x <= the repeat's first column) has been seen, and the
 // ring holds whole periods of them past it.
-uint64_t Certification::final_row_count() const {
+uint64_t Certification::final_row_count(uint64_t next) const {
     if (p_.phase != 1 || !writes_files()) return p_.final_rows.size();
-    return std::min(rows_repeating_in_ring(strip_->columns_done()), p_.end_row);
+    return std::min(rows_repeating_in_ring(next), p_.end_row);
 }
 
 // The rows final now added to p_.final_rows, read off the ring's last settled_period columns: the
@@ -30,9 +30,14 @@ uint64_t Certification::final_row_count() const {
 // with it), and those columns lie past that repeat's first column (it was a whole distance
 // before a column already swept).
 void Certification::add_final_rows() {
-    const uint64_t k = final_row_count(), y0 = p_.final_rows.size();
+    add_final_rows_at(strip_->columns_done());
+}
+
+// The same before column `next`, which the ring has reached.
+void Certification::add_final_rows_at(uint64_t next) {
+    const uint64_t k = final_row_count(next), y0 = p_.final_rows.size();
     if (k <= y0) return;
-    const uint64_t next = strip_->columns_done(), lambda = p_.settled_period;
+    const uint64_t lambda = p_.settled_period;
     p_.final_rows.resize(k);
     read_rows(y0, k, next - lambda, lambda, p_.final_rows.data() + y0);
 }

@@ -99,8 +99,8 @@ void record_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uin
     for (uint64_t c0 = 0; c0 < n; c0 += kRecordChunk) {
         const uint64_t m = std::min(kRecordChunk, n - c0);
         prefetch_ring_values(ahead + c0, m, true);
-        const bool outside = convert_rows_built(x >= L, g + c0, x, y0 + c0, m, slot + c0,
-                                                p.last_mismatch.data() + at + c0, x - L);
+        const bool outside = convert_rows_built(x >= p.ring_from + L, g + c0, x, y0 + c0, m,
+                                                slot + c0, p.last_mismatch.data() + at + c0, x - L);
         if (outside) {
             const uint64_t bad_y = first_outside(g + c0, x, y0 + c0, m);
             std::lock_guard<std::mutex> lock(errors.mutex);
@@ -113,6 +113,13 @@ void record_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uin
     }
 }
 
+void record_low_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g) {
+    const uint64_t k = p.unringed_rows, end = std::min(y1, k);
+    uint16_t* slot = p.low_ring.data() + (x % p.low_len) * k;
+    for (uint64_t y = y0; y < end; ++y)
+        slot[y] = static_cast<uint16_t>(g[y - y0] + 2 * y - x);  // within 0..3y: they settled
+}
+
 void check_record(const SearchState& p, RecordErrors& errors) {
     if (errors.out_of_bounds)
         throw Error("internal: g(" + std::to_string(errors.x) + ", " + std::to_string(errors.y) +
@@ -120,7 +127,8 @@ void check_record(const SearchState& p, RecordErrors& errors) {
     // A mismatch d(x + L) != d(x) past x0 would contradict the certificate (L a multiple of P).
     if (p.found && p.ring_len % p.period == 0)
         for (const uint64_t m : p.last_mismatch)
-            if (m != kNone && m > p.x0) throw Error("internal: a row broke the certificate");
+            if (m != kNone && m != kUnseen && m > p.x0)
+                throw Error("internal: a row broke the certificate");
 }
 
 }  // namespace grundy::strip

@@ -33,6 +33,10 @@ struct RecordErrors {
 void record_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g,
                  RecordErrors& errors);
 
+// Rows y0..y1-1 of column x, those below p.unringed_rows, into p.low_ring (a ring laid out again,
+// ring_seed.cpp).
+void record_low_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g);
+
 // After a block: the checks record_rows could not throw for itself.
 void check_record(const SearchState& p, RecordErrors& errors);
 

@@ -18,6 +18,9 @@
 namespace grundy::strip {
 
 inline constexpr uint64_t kNone = ~uint64_t{0};
+// A row's last mismatch when none has been seen since a ring laid out again began
+// (SearchState::ring_from), and one may lie before it: low_mismatch then says more.
+inline constexpr uint64_t kUnseen = kNone - 1;
 
 // The ring's storage: calloc, so the zero pages cost nothing until the sweep reaches them (a
 // vector would write gigabytes of zeros up front), in huge pages where the system gives them:
@@ -75,8 +78,20 @@ struct SearchState {
     // per-row ring of the last ring_len values of g - x + 2y of this process's rows, at
     // ring_index(x, y), and the last x with d(x + ring_len) != d(x) (at y - first_row)
     uint64_t ring_len = 0;
-    std::vector<uint64_t> last_mismatch;  // kNone if none
+    std::vector<uint64_t> last_mismatch;  // kNone if none, kUnseen (above)
     Ring ring;
+    // The first column the ring holds: 0, or where it was laid out again at a greater length
+    // (PeriodsOptions::grow_ring, ring_seed.cpp). Values are compared a ring length back from
+    // ring_from + ring_len on.
+    uint64_t ring_from = 0;
+    // Phase 1 of a ring laid out again: rows first_row..unringed_rows-1, certified before it, are
+    // kept in a ring of their own, of the length they settled in (low_len), for the sweep.
+    Ring low_ring;
+    uint64_t low_len = 0;
+    // And for each of this process's rows (empty if not laid out again), its last mismatch
+    // d(x + low_len) != d(x) up to x = ring_from - 1 at least, as the shorter ring saw it: the
+    // row's last mismatch if its period divides low_len and it has none from ring_from on.
+    std::vector<uint64_t> low_mismatch;
     // The ring has room for rows ring_first .. ring_first + ring_stride - 1: this process's rows
     // and, with ranks, rows it may take over later without laying the ring out again
     // (rank_moves.hpp). Rank 0's ring starts at row 0.
@@ -85,7 +100,7 @@ struct SearchState {
         return (x % ring_len) * ring_stride + (y - ring_first);
     }
     // The rows the ring holds values of: rows_in_ring()..end_row-1, this process's rows but, in
-    // phase 2, those that phase 1 certified (unringed_rows).
+    // phase 2, those that phase 1 certified (unringed_rows), and in phase 1 those in low_ring.
     uint64_t unringed_rows = 0;
     uint64_t rows_in_ring() const { return std::min(end_row, std::max(first_row, unringed_rows)); }
     // phase 1: rows 0..settled_rows-1 repeat with settled_period (dividing ring_len) and are no

@@ -45,25 +45,30 @@ void SettledBoundary::grow_period(uint64_t period) {
     period_ = grown;
 }
 
-void SettledBoundary::extend(uint64_t new_rows, uint64_t period, const uint16_t* ring,
-                             uint64_t length, uint64_t stride, uint64_t next) {
-    if (new_rows <= rows_ || new_rows > Y_ || period == 0 || length % period != 0 ||
-        next < period || stride < new_rows)
+void SettledBoundary::extend(const SettledRows& settled, uint64_t next) {
+    const uint64_t new_rows = settled.rows, period = settled.period;
+    if (new_rows <= rows_ || new_rows > Y_ || period == 0 || settled.length % period != 0 ||
+        next < period || settled.stride + settled.first < new_rows)
         throw Error("internal: settled boundary extended without a usable ring");
     grow_period(period);
-    if (length % period_ != 0) throw Error("internal: settled periods that the ring cannot hold");
+    if (settled.length % period_ != 0)
+        throw Error("internal: settled periods that the ring cannot hold");
     const uint64_t first = next - period;
     std::vector<uint16_t> values;
     for (uint64_t y0 = rows_; y0 < new_rows; y0 += kRowsPerGather) {
         const uint64_t y1 = std::min(new_rows, y0 + kRowsPerGather);
-        // Row by row from the ring's columns (each column's rows are contiguous there).
+        // Row by row from the rings' columns (each column's rows are contiguous there).
         values.assign((y1 - y0) * period, 0);
         const auto T = static_cast<int64_t>(period);
 #pragma omp parallel for num_threads(threads_) schedule(static)
         for (int64_t j = 0; j < T; ++j) {
             const auto u = static_cast<uint64_t>(j);
-            const uint16_t* column = ring + ((first + u) % length) * stride;
-            for (uint64_t y = y0; y < y1; ++y) values[(y - y0) * period + u] = column[y];
+            // A pointer per ring, then the rows it holds (SettledRows::at).
+            const uint64_t split = std::clamp(settled.first, y0, y1);
+            const uint16_t* low = split > y0 ? settled.at(first + u, y0) : nullptr;
+            for (uint64_t y = y0; y < split; ++y) values[(y - y0) * period + u] = low[y - y0];
+            const uint16_t* high = split < y1 ? settled.at(first + u, split) : nullptr;
+            for (uint64_t y = split; y < y1; ++y) values[(y - y0) * period + u] = high[y - split];
         }
         add_rows(y0, y1, values, period, first);
     }

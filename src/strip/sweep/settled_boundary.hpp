@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/bit_window.hpp"
+#include "strip/sweep/settled_rows.hpp"
 
 namespace grundy::strip {
 
@@ -29,12 +30,11 @@ class SettledBoundary {
     uint64_t period() const { return period_; }  // T: the tables' length in columns
     uint64_t bytes() const { return (column_.size() + diagonal_.size()) * 8; }
 
-    // Adds rows rows()..new_rows-1. Their values d = g - x + 2y are
-    // ring[(x mod length) * stride + y] for the columns x in [next - period, next), where they
-    // are already `period`-periodic; `period` divides `length`, and so does the tables' period
-    // afterwards (the least common multiple of the periods given so far).
-    void extend(uint64_t new_rows, uint64_t period, const uint16_t* ring, uint64_t length,
-                uint64_t stride, uint64_t next);
+    // Adds rows rows()..settled.rows-1. Their values d = g - x + 2y are settled.at(x, y) for the
+    // columns x in [next - settled.period, next), where they are already periodic; the period
+    // divides the main ring's length, and so does the tables' period afterwards (the least common
+    // multiple of the periods given so far).
+    void extend(const SettledRows& settled, uint64_t next);
 
     // Empties `col` (column x's window) and fills it with the settled rows' values of column x.
     void fill_column(engine::BitWindow& col, uint64_t x, uint64_t floor) const;

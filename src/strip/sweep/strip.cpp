@@ -221,14 +221,19 @@ bool Strip::rows_below_match(size_t k, uint64_t i, uint64_t m) const {
     return std::find(from, to, kNoMismatch) != to;
 }
 
-// Settled rows y0..y1-1 of column x, from the ring: `period` columns before, plus period.
+// Settled rows y0..y1-1 of column x, from the rings: `period` columns before, plus period.
 void Strip::settled_values(uint64_t x, uint64_t y0, uint64_t y1, uint64_t* g) const {
-    auto values_of = [this](uint64_t column) {
-        return settled_.values + ((column - settled_.period) % settled_.length) * settled_.stride;
-    };
-    const uint16_t* d = values_of(x);
-    for (uint64_t y = y0; y < y1; ++y) g[y - y0] = d[y] + x - 2 * y;
-    prefetch_ring_values(values_of(x + kStripBatchColumns) + y0, y1 - y0, false);
+    const uint64_t from = x - settled_.period;
+    // A pointer per ring (SettledRows::at): the low ring's rows first, if any are asked for.
+    const uint64_t split = std::clamp(settled_.first, y0, y1);
+    if (split > y0) {
+        const uint16_t* d = settled_.at(from, y0);
+        for (uint64_t y = y0; y < split; ++y) g[y - y0] = d[y - y0] + x - 2 * y;
+    }
+    if (split == y1) return;
+    const uint16_t* d = settled_.at(from, split);
+    for (uint64_t y = split; y < y1; ++y) g[y - y0] = d[y - split] + x - 2 * y;
+    prefetch_ring_values(settled_.at(from + kStripBatchColumns, split), y1 - split, false);
 }
 
 // Column x's window and the diagonal that enters the swept rows at (x, S) start as the settled
@@ -281,14 +286,14 @@ void Strip::settle(const SettledRows& settled) {
     if (settled.rows > rows_ || settled.rows < settled_.rows ||
         (settled.rows &&
          (settled.period == 0 || !settled.values || settled.length % settled.period != 0 ||
-          settled.stride < settled.rows || next_ <= settled.period + 2 * rows_)))
+          settled.stride + settled.first < settled.rows || next_ <= settled.period + 2 * rows_ ||
+          (settled.first && (!settled.low_values || settled.low_length == 0)))))
         throw Error("internal: settled rows without a usable ring");
     // Nothing reads the boundary once every row is settled.
     if (settled.rows > settled_.rows && settled.rows < rows_) {
         if (!boundary_)
             boundary_ = std::make_unique<SettledBoundary>(rows_, static_cast<int>(max_threads_));
-        boundary_->extend(settled.rows, settled.period, settled.values, settled.length,
-                          settled.stride, next_);
+        boundary_->extend(settled, next_);
     }
     settled_ = settled;
     cut_bands(band_count_);

@@ -42,6 +42,7 @@
 #include "grundy/engine.hpp"
 #include "strip/ranks/rank_link.hpp"
 #include "strip/sweep/settled_boundary.hpp"
+#include "strip/sweep/settled_rows.hpp"
 #include "strip/sweep/strip_sweep.hpp"
 #include "strip/sweep/strip_windows.hpp"
 
@@ -86,23 +87,6 @@ struct StripBlock {
     // a save are compared with it. save->column is the caller's.
     StripSnapshot* save = nullptr;
     std::vector<uint64_t> save_after;
-};
-
-// Rows 0..rows-1 of a strip known to be periodic for ever (their sub-strip's state repeated:
-// the sub-strip of the lowest rows evolves on its own, so that is a certificate for them), with
-// a ring the caller keeps: g(x, y) - x + 2y of column x is values[(x mod length) * stride + y]
-// (length a multiple of period). Their cells are no longer swept: the rows above get their
-// column and diagonal sets from tables over one period (settled_boundary.hpp), a reported cell
-// its value from `period` columns before, and a state's settled part is rebuilt from the ring. So
-// the ring must hold every settled row's value of the last length columns: the caller records
-// the reported rows, and a row repeating in the ring (recorded for a whole length since it
-// settled) may be left out of the reports.
-struct SettledRows {
-    uint64_t rows = 0;
-    uint64_t period = 0;
-    const uint16_t* values = nullptr;
-    uint64_t length = 0;
-    uint64_t stride = 0;
 };
 
 // Asks for the cache lines of ring values [v, v + count) (g - x + 2y, two bytes each), for a

@@ -29,7 +29,7 @@ void Strip::settled_segment(const Segment& seg, uint64_t x, std::vector<uint64_t
     out.assign((seg.bits + 63) / 64, 0);
     const int64_t first = static_cast<int64_t>(x) + seg.start;
     auto add = [&](uint64_t column, uint64_t y) {
-        const uint64_t d = settled_.values[(column % settled_.length) * settled_.stride + y];
+        const uint64_t d = *settled_.at(column, y);
         const int64_t bit = static_cast<int64_t>(column + d) - 2 * static_cast<int64_t>(y) - first;
         if (bit >= 0 && bit < static_cast<int64_t>(seg.bits))
             out[static_cast<uint64_t>(bit) / 64] |= uint64_t{1} << (bit % 64);
@@ -78,12 +78,18 @@ void Strip::settled_words(uint64_t x, std::vector<uint64_t>& words) const {
     // y <= m (the diagonals below a settled row) that enter a row of the strip.
     const uint64_t diagonals = std::min(m, rows_ - 1);
     for (uint64_t k = 0; k <= std::min(x, 3 * (m - 1)); ++k) {
-        const uint16_t* d = settled_.values + ((x - k) % settled_.length) * settled_.stride;
+        // Column x - k's values of both rings (SettledRows::at): row y's is d(y).
+        const uint64_t split = std::min(settled_.first, m);
+        const uint16_t* low = split ? settled_.at(x - k, 0) : nullptr;
+        const uint16_t* high = split < m ? settled_.at(x - k, split) : nullptr;
+        const auto d = [&](uint64_t y) {
+            return static_cast<int64_t>(y < split ? low[y] : high[y - split]);
+        };
         const auto ik = static_cast<int64_t>(k);
         for (uint64_t y = std::max<uint64_t>(1, (k + 2) / 3); y < m; ++y)
-            set(row_segment(y), static_cast<int64_t>(d[y]) - ik - 1);
+            set(row_segment(y), d(y) - ik - 1);
         for (uint64_t r = 0; r + k + 1 <= diagonals; ++r)
-            set(row_segment(r + k + 1) + 1, static_cast<int64_t>(d[r]) + ik);
+            set(row_segment(r + k + 1) + 1, d(r) + ik);
     }
 }
 
