@@ -135,4 +135,8 @@ void check_periods_memory(const PeriodsOptions& options);
 // in a missing directory and for a corrupt or mismatched checkpoint.
 PeriodsResult certify_row_periods(const PeriodsOptions& options);
 
+// "rows A..B repeat with period P, which the ring cannot hold": the news of a run whose period
+// outgrew its ring, in the progress line, the stopped run's files and its report.
+std::string repeating_past_ring(uint64_t first_row, uint64_t last_row, uint64_t period);
+
 }  // namespace grundy

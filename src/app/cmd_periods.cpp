@@ -121,12 +121,8 @@ void report_stop(const PeriodsResult& r, const PeriodsOptions& o) {
                      static_cast<unsigned long long>(r.rows_asked), r.phase,
                      static_cast<unsigned long long>(r.column), where.c_str());
     if (r.phase == 1 && r.repeating_rows > k)
-        std::fprintf(stderr,
-                     "rows %llu..%llu repeat with period %llu, which the ring cannot hold: phase 2 "
-                     "will give their preperiods\n",
-                     static_cast<unsigned long long>(k),
-                     static_cast<unsigned long long>(r.repeating_rows - 1),
-                     static_cast<unsigned long long>(r.repeating_period));
+        std::fprintf(stderr, "%s: phase 2 will give their preperiods\n",
+                     repeating_past_ring(k, r.repeating_rows - 1, r.repeating_period).c_str());
 }
 
 // The ranks' line of the summary: what they sent, how often rows changed hands, and how long

@@ -31,11 +31,8 @@ AtomicFile::AtomicFile(std::string path, std::string what, bool direct)
     fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ < 0) fail("write", errno);
     if (!direct) return;
-    try {
-        staged_ = static_cast<char*>(huge_alloc(kStageBytes));
-    } catch (const std::bad_alloc&) {
-        return;  // buffered writes, as where the file system refuses direct I/O
-    }
+    staged_ = static_cast<char*>(try_huge_alloc(kStageBytes));
+    if (!staged_) return;  // buffered writes, as where the file system refuses direct I/O
     direct_fd_ = ::open(tmp_.c_str(), O_WRONLY | O_DIRECT | O_CLOEXEC);
     if (direct_fd_ >= 0) syncer_ = std::make_unique<BackgroundSync>(tmp_, kSyncStep);
 }

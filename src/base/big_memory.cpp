@@ -18,6 +18,14 @@ void* huge_alloc(size_t bytes) {
     return memory;
 }
 
+void* try_huge_alloc(size_t bytes) noexcept {
+    try {
+        return huge_alloc(bytes);
+    } catch (const std::bad_alloc&) {
+        return nullptr;
+    }
+}
+
 void advise_huge_pages(void* data, size_t bytes) {
     constexpr uintptr_t kHuge = uintptr_t{2} << 20;
     const uintptr_t first = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);

@@ -22,6 +22,9 @@ namespace grundy::base {
 // `madvise` mode). Aligned to 2 MiB, rounded up to a multiple of it; not zeroed; throws
 // std::bad_alloc. Given back with std::free (FreeDeleter).
 void* huge_alloc(size_t bytes);
+// The same, or nullptr where there is no such memory: for buffers that only speed a write up,
+// whose callers do without.
+void* try_huge_alloc(size_t bytes) noexcept;
 
 struct FreeDeleter {
     void operator()(void* p) const { std::free(p); }

@@ -95,11 +95,7 @@ H5FD_t* open_direct(const char* name, unsigned flags, hid_t, haddr_t maxaddr) {
     }
     if (flags & H5F_ACC_RDWR) {
         f->fd = ::open(name, O_WRONLY | O_DIRECT | O_CLOEXEC);
-        try {
-            if (f->fd >= 0) f->bounce = base::huge_alloc(kBounceBytes);
-        } catch (const std::bad_alloc&) {
-            f->bounce = nullptr;
-        }
+        if (f->fd >= 0) f->bounce = base::try_huge_alloc(kBounceBytes);
         if (!f->bounce) stop_direct(f);
     }
     return &f->pub;

@@ -98,12 +98,8 @@ std::string PeriodsLine::operator()(double t) {
     outlook_ = line;
     if (repeating > settled) {
         // The period has grown past the ring: said at once, it is the run's news.
-        std::snprintf(line, sizeof line,
-                      "rows 0..%llu repeat with period %llu, which the ring cannot hold (phase 2 "
-                      "gives their preperiods), ",
-                      static_cast<unsigned long long>(repeating - 1),
-                      static_cast<unsigned long long>(p.repeating_period.load()));
-        outlook_ += line;
+        outlook_ += repeating_past_ring(0, repeating - 1, p.repeating_period.load()) +
+                    " (phase 2 gives their preperiods), ";
     }
     std::snprintf(line, sizeof line, "certificate expected near column %s, ETA %s",
                   expected ? human(static_cast<double>(expected)).c_str() : "?", eta.c_str());
