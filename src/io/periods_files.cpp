@@ -39,9 +39,8 @@ std::vector<std::string> periods_comment(const PeriodsResult& result, bool resum
         k ? "rows 0.." + std::to_string(k - 1) + " certified (settled: exact for ever)"
           : "no row certified yet"};
     if (result.phase == 1 && result.repeating_rows > k)
-        lines.push_back(
-            repeating_past_ring(k, result.repeating_rows - 1, result.repeating_period) +
-            ": certified once phase 2 gives their preperiods");
+        lines.push_back(repeating_past_ring(k, result.repeating_rows - 1, result.repeating_period) +
+                        ": certified once phase 2 gives their preperiods");
     if (k < Y)
         lines.push_back("rows " + std::to_string(k) + ".." + std::to_string(Y - 1) +
                         " not yet (certified 0, no period); " +
