@@ -39,6 +39,9 @@ struct PeriodsProgress {
     // the certificate), and phase 2 gives their preperiods (0: none seen)
     std::atomic<uint64_t> repeating_rows{0};
     std::atomic<uint64_t> repeating_period{0};
+    // ... or the ring holds that period but the memory leaves no room for the settled rows'
+    // tables of it (PeriodsOptions::grow_ring): the rows are swept to the certificate
+    std::atomic<bool> repeating_tables_only{false};
     // columns 0..checkpoint_column-1 are in the last checkpoint this process wrote or resumed
     // from (0: none)
     std::atomic<uint64_t> checkpoint_column{0};
@@ -113,6 +116,7 @@ struct PeriodsResult {
     // repeat with repeating_period, which the ring cannot hold (0: none seen); the rows above
     // the certified ones are not certified until phase 2 gives their preperiods.
     uint64_t repeating_rows = 0, repeating_period = 0;
+    bool repeating_tables_only = false;  // the ring holds the period, the tables would not
     std::string kernel;
     int threads = 1;     // threads that swept the strip (with ranks: in each rank)
     uint64_t bands = 1;  // bands of rows they swept as tiles
@@ -135,8 +139,10 @@ void check_periods_memory(const PeriodsOptions& options);
 // in a missing directory and for a corrupt or mismatched checkpoint.
 PeriodsResult certify_row_periods(const PeriodsOptions& options);
 
-// "rows A..B repeat with period P, which the ring cannot hold": the news of a run whose period
-// outgrew its ring, in the progress line, the stopped run's files and its report.
-std::string repeating_past_ring(uint64_t first_row, uint64_t last_row, uint64_t period);
+// "rows A..B repeat with period P, which the ring cannot hold" (or "whose tables the memory
+// cannot hold"): the news of a run whose period outgrew its ring (or the memory for the settled
+// rows' tables), in the progress line, the stopped run's files and its report.
+std::string repeating_past_ring(uint64_t first_row, uint64_t last_row, uint64_t period,
+                                bool tables_only = false);
 
 }  // namespace grundy

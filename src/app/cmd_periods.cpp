@@ -121,8 +121,12 @@ void report_stop(const PeriodsResult& r, const PeriodsOptions& o) {
                      static_cast<unsigned long long>(r.rows_asked), r.phase,
                      static_cast<unsigned long long>(r.column), where.c_str());
     if (r.phase == 1 && r.repeating_rows > k)
-        std::fprintf(stderr, "%s: phase 2 will give their preperiods\n",
-                     repeating_past_ring(k, r.repeating_rows - 1, r.repeating_period).c_str());
+        std::fprintf(stderr, "%s: %s\n",
+                     repeating_past_ring(k, r.repeating_rows - 1, r.repeating_period,
+                                         r.repeating_tables_only)
+                         .c_str(),
+                     r.repeating_tables_only ? "they are swept to the certificate"
+                                             : "phase 2 will give their preperiods");
 }
 
 // The ranks' line of the summary: what they sent, how often rows changed hands, and how long

@@ -10,9 +10,11 @@
 
 namespace grundy {
 
-std::string repeating_past_ring(uint64_t first_row, uint64_t last_row, uint64_t period) {
+std::string repeating_past_ring(uint64_t first_row, uint64_t last_row, uint64_t period,
+                                bool tables_only) {
     return "rows " + std::to_string(first_row) + ".." + std::to_string(last_row) +
-           " repeat with period " + std::to_string(period) + ", which the ring cannot hold";
+           " repeat with period " + std::to_string(period) +
+           (tables_only ? ", whose tables the memory cannot hold" : ", which the ring cannot hold");
 }
 
 std::vector<RowPeriod> listed_rows(const PeriodsResult& result) {
@@ -39,8 +41,11 @@ std::vector<std::string> periods_comment(const PeriodsResult& result, bool resum
         k ? "rows 0.." + std::to_string(k - 1) + " certified (settled: exact for ever)"
           : "no row certified yet"};
     if (result.phase == 1 && result.repeating_rows > k)
-        lines.push_back(repeating_past_ring(k, result.repeating_rows - 1, result.repeating_period) +
-                        ": certified once phase 2 gives their preperiods");
+        lines.push_back(repeating_past_ring(k, result.repeating_rows - 1, result.repeating_period,
+                                            result.repeating_tables_only) +
+                        (result.repeating_tables_only
+                             ? ": certified with the whole strip"
+                             : ": certified once phase 2 gives their preperiods"));
     if (k < Y)
         lines.push_back("rows " + std::to_string(k) + ".." + std::to_string(Y - 1) +
                         " not yet (certified 0, no period); " +

@@ -69,19 +69,30 @@ TEST(GrowRingCli, RowsPastTheRingSettleInPhaseOne) {
 }
 
 // The same with a memory budget that leaves no room for the settled rows' tables at the longer
-// period: rows 261.. are swept to the certificate instead of settling, to the same results.
+// period: rows 261.. are swept to the certificate instead of settling, to the same results. A
+// stop on the way names them, and why they do not settle, in the CSV and the report.
 TEST(GrowRingCli, TablesKeptWithinTheMemoryBudget) {
     ScratchDir tmp;
     const std::string ck = tmp / "c.ckpt", csv = tmp / "rows.csv";
     fs::copy_file(stopped_at(2500000), ck);
     // 90 MB: rows 0..249 keep 98304 columns, rows 250..299 get 196608; 150 MB leaves the
     // tables (300 bytes a column of their period with their growth) less than 196608 columns.
-    ASSERT_EQ(periods(ck, csv,
-                      {"--resume", "--grow-ring", "--ring-memory", "90000000", "--max-memory",
-                       "150000000"},
-                      tmp / "log"),
-              0)
+    const std::vector<std::string> grow = {"--resume", "--grow-ring",  "--ring-memory",
+                                           "90000000", "--max-memory", "150000000"};
+    std::vector<std::string> stop = grow;
+    stop.insert(stop.end(), {"--max-cols", "3600000"});
+    ASSERT_EQ(periods(ck, csv, stop, tmp / "log"), 3) << slurp(tmp / "log");
+    EXPECT_EQ(expect_certified_prefix(csv, kCommitted, 300), 261u);
+    const std::string line =
+        "rows 261..282 repeat with period 196608, whose tables the memory "
+        "cannot hold";
+    EXPECT_NE(slurp(csv).find("\n# " + line + ": certified with the whole strip\n"),
+              std::string::npos)
+        << slurp(csv);
+    EXPECT_NE(slurp(tmp / "log").find(line + ": they are swept to the certificate\n"),
+              std::string::npos)
         << slurp(tmp / "log");
+    ASSERT_EQ(periods(ck, csv, grow, tmp / "log"), 0) << slurp(tmp / "log");
     EXPECT_EQ(expect_certified_prefix(csv, kCommitted, 300), 300u);
     EXPECT_NE(slurp(tmp / "log").find("preperiods from the first pass"), std::string::npos);
 }

@@ -192,11 +192,13 @@ void Certification::resettle() {
 
 // Rows 0..m-1, more than have settled, repeat with period lambda (their sub-strip's state is the
 // saved one again), but the ring's length is not a multiple of lambda, so they cannot settle:
-// the period has grown past the ring (it doubled above the settled rows). Every larger sub-strip
-// holds them, so no more rows settle in phase 1: the progress line says so, and its ETA charges
-// every unsettled row up to the certificate.
+// the period has grown past the ring (it doubled above the settled rows). Or the ring holds it
+// and the memory does not hold the tables (table_period_limit_). Every larger sub-strip holds
+// them, so no more rows settle in phase 1: the progress line says so, and its ETA charges every
+// unsettled row up to the certificate.
 void Certification::note_repeat(uint64_t m, uint64_t lambda) {
-    if (m <= settled_.rows || p_.ring_len == 0 || p_.ring_len % lambda == 0) return;
+    if (m <= settled_.rows || p_.ring_len == 0) return;
+    if (p_.ring_len % lambda == 0 && !(table_period_limit_ && lambda > table_period_limit_)) return;
     // The most rows seen so, and the greatest common divisor of the periods seen for them: the
     // strip is deterministic, so each match makes its lambda a period from the saved column on,
     // and two periods of a sequence that repeats for ever make their gcd one. A run resumed far
@@ -207,7 +209,10 @@ void Certification::note_repeat(uint64_t m, uint64_t lambda) {
     if (m < rows) return;
     period = m == rows ? std::gcd(period, lambda) : lambda;
     rows = m;
+    result_.repeating_tables_only = p_.ring_len % period == 0;
     if (!o_.progress) return;
+    o_.progress->repeating_tables_only.store(result_.repeating_tables_only,
+                                             std::memory_order_relaxed);
     o_.progress->repeating_period.store(period, std::memory_order_relaxed);
     o_.progress->repeating_rows.store(m, std::memory_order_relaxed);
 }

@@ -62,6 +62,7 @@ std::string Certification::write_files(bool certified) {
             r.kernel = result_.kernel;
             r.repeating_rows = result_.repeating_rows;
             r.repeating_period = result_.repeating_period;
+            r.repeating_tables_only = result_.repeating_tables_only;
         }
         try {
             write_periods_files(o_, certified ? result_ : r);

@@ -98,8 +98,10 @@ std::string PeriodsLine::operator()(double t) {
     outlook_ = line;
     if (repeating > settled) {
         // The period has grown past the ring: said at once, it is the run's news.
-        outlook_ += repeating_past_ring(0, repeating - 1, p.repeating_period.load()) +
-                    " (phase 2 gives their preperiods), ";
+        const bool tables = p.repeating_tables_only.load();
+        outlook_ +=
+            repeating_past_ring(0, repeating - 1, p.repeating_period.load(), tables) +
+            (tables ? " (swept to the certificate), " : " (phase 2 gives their preperiods), ");
     }
     std::snprintf(line, sizeof line, "certificate expected near column %s, ETA %s",
                   expected ? human(static_cast<double>(expected)).c_str() : "?", eta.c_str());
