@@ -124,7 +124,7 @@ uint64_t Certification::longer_ring(uint64_t k) const {
 // swept again from the seed, after column S - 1. Their last mismatches d(x + L') != d(x) are
 // then seen from S on, and those the shorter ring saw up to C - 1 - L >= S - 1 are kept in
 // low_mismatch: the last mismatch is the same for every eventual period (src/DESIGN.md 1.8), so
-// a row with none from S on whose period divides L has its last one there (read_group). A ring
+// a row with none from S on whose period divides L has its last one there (last_mismatch). A ring
 // lengthened once stays as it is.
 void Certification::lengthen_ring(const StripSnapshot& seed) {
     const uint64_t C = p_.strip.column + 1, L = p_.ring_len;
