@@ -66,7 +66,9 @@ struct PeriodsOptions {
     // ring_budget_bytes allows for the rows not yet certified (the certified ones keep theirs),
     // so that rows whose period has grown past the ring can settle. The longer ring starts at the
     // checkpoint's seed: a row with no mismatch after it has no exact preperiod from this run,
-    // which then stops with an error (resume from an earlier checkpoint).
+    // which then stops with an error (resume from an earlier checkpoint). Resuming any other
+    // checkpoint (phase 2, one that holds its ring, one already lengthened), it changes nothing,
+    // so a job may keep it on.
     bool grow_ring = false;
     const std::atomic<bool>* cancel = nullptr;  // when set: checkpoint and return Interrupted
     PeriodsProgress* progress = nullptr;

@@ -57,7 +57,8 @@ void describe(po::options_description& o, std::vector<std::string>&) {
         ("grow-ring", po::bool_switch(),
          "with --resume and --compact-checkpoints: lay the ring out again, from the "
          "checkpoint's seed on, as long as --ring-memory allows for the rows not yet "
-         "certified, so that rows whose period outgrew the ring can settle")
+         "certified, so that rows whose period outgrew the ring can settle (resuming other "
+         "checkpoints, it changes nothing)")
         ("max-cols", po::value<std::string>(),
          "give up (exit status 3) if the state has not repeated within this many columns")
         ("ring-memory", po::value<std::string>()->default_value("2^30"),

@@ -146,10 +146,7 @@ Certification::Certification(const PeriodsOptions& o, const RunHooks& hooks)
     p_.end_row = plan_.part().hi;
     if (o.resume && fs::exists(o.checkpoint)) {
         load();
-        if (o.grow_ring && (!p_.seed || p_.phase != 1))
-            throw ArgumentError("{grow_ring}: checkpoint " + ArgumentError::literal(o.checkpoint) +
-                                " is not a compact checkpoint of phase 1");
-        if (p_.seed) regrow_ring();
+        if (p_.seed) regrow_ring();  // and with grow_ring, a longer ring (else none is laid out)
         // The state resumed is the first seed of the compact checkpoints to come (ring_seed.cpp).
         if (o.compact_checkpoints && !p_.strip.words.empty() && p_.phase == 1)
             seeds_.push_back(std::make_shared<const StripSnapshot>(p_.strip));

@@ -31,6 +31,7 @@ void Certification::start_second_pass() {
     p_.unringed_rows = certified;
     p_.low_ring.assign(0);  // the certified rows are swept again, from column 0
     p_.low_len = p_.ring_from = 0;
+    p_.low_mismatch.clear();
     const double bytes =
         static_cast<double>(p_.end_row - p_.rows_in_ring()) * static_cast<double>(p_.period) * 2.0;
     if (bytes > 32.0 * (1ull << 30))
