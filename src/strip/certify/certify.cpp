@@ -12,9 +12,9 @@
 #include "io/periods_h5.hpp"
 #include "strip/certify/certification.hpp"
 #include "strip/certify/checkpoint.hpp"
+#include "strip/certify/memory_model.hpp"
 #include "strip/certify/row_records.hpp"
 #include "strip/ranks/rank_link.hpp"
-#include "strip/sweep/boundary_bits.hpp"
 
 namespace grundy {
 
@@ -43,17 +43,15 @@ void check_periods_options(const PeriodsOptions& o) {
 }
 
 void check_periods_memory(const PeriodsOptions& o) {
-    // Phase 1's ring (every rank may come to hold all of it: rank 0 keeps the settled rows);
-    // the settled rows' two tables (SettledBoundary: 3Y bits per column of their period, which
-    // divides the ring's length L, and for a moment half as much again while the period doubles
-    // to L); the strip's windows and saved states (a few bytes per row squared: 4096 rows, a
-    // few tens of MB); and the program itself. Measured: 4096 rows, L = 786 432, peak RSS 8.97
-    // to 9.36 GB over the pieces of a run, against 6.44 GB of ring and 2.42 GB of tables.
+    // Phase 1's ring (every rank may come to hold all of it: rank 0 keeps the settled rows),
+    // the settled rows' tables at a period as long as the ring's length L (which their periods
+    // divide), the strip's windows and the program (memory_model.hpp). Measured: 4096 rows,
+    // L = 786 432, peak RSS 8.97 to 9.36 GB over the pieces of a run, against 6.44 GB of ring
+    // and 2.42 GB of tables.
     const uint64_t Y = o.rows;
     const uint64_t L = strip::speculative_ring(Y, o.ring_budget_bytes);
     const uint64_t ring = L * Y * 2;
-    const uint64_t tables = 5 * L * strip::boundary_words(Y) * 8 / 2;
-    const uint64_t needed = ring + tables + 8 * Y * Y + (uint64_t{48} << 20);
+    const uint64_t needed = ring + strip::settled_table_bytes(Y, L) + strip::strip_fixed_bytes(Y);
     const MemoryBudget budget = memory_budget(o.max_memory);
     require_memory(needed, budget,
                    "a strip of " + std::to_string(Y) + " rows with a ring of " +
@@ -163,8 +161,7 @@ Certification::Certification(const PeriodsOptions& o, const RunHooks& hooks)
     // The strip reports no row below StripBlock::first_reported_row (unrecorded_rows_).
     // In phase 2 the rows phase 1 certified have no ring (SearchState::rows_in_ring).
     recorder_ = [this](uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g) {
-        const uint64_t from = std::clamp(p_.rows_in_ring(), y0, y1);
-        if (from < y1) record_rows(p_, x, from, y1, g + (from - y0), record_errors_);
+        record_reported(p_, x, y0, y1, g, record_errors_, false);
     };
     control_.after_checkpoint([this] { return write_files(false); });
 }

@@ -100,10 +100,15 @@ uint64_t ring_values(const SearchState& p) {
     return p.ring_len && !p.seed ? (p.end_row - p.rows_in_ring()) * p.ring_len : 0;
 }
 
-// The rows the file carries the results of: phase 2's unringed rows, and in phase 1 the rows of
-// a low ring (search_state.hpp); the ring gives the others again.
+// Whether the file carries the results of the unringed rows: in phase 2, and in phase 1 the rows
+// of a low ring (search_state.hpp); else the ring gives every row's again.
+bool carries_final_rows(const SearchState& p) {
+    return p.phase == 2 || p.low_len;
+}
+
+// The rows the file carries the results of.
 uint64_t final_count(const SearchState& p) {
-    return p.phase == 2 || p.low_len ? std::min<uint64_t>(p.final_rows.size(), p.unringed_rows) : 0;
+    return carries_final_rows(p) ? std::min<uint64_t>(p.final_rows.size(), p.unringed_rows) : 0;
 }
 
 // The blocks of the rows final_count gives (search_state.hpp), when they were kept, as 16-bit
@@ -216,8 +221,7 @@ void read_final_rows(Reader& r, SearchState& p, uint64_t rows, uint64_t& block_v
                      const std::string& bad) {
     p.unringed_rows = r.u64();
     const uint64_t finals = r.u64();
-    const bool carried = p.phase == 2 || p.low_len;  // final_count
-    if (p.unringed_rows > rows || (!carried && p.unringed_rows) ||
+    if (p.unringed_rows > rows || (!carries_final_rows(p) && p.unringed_rows) ||
         (finals && finals != p.unringed_rows) || (p.low_len && finals != p.unringed_rows))
         throw Error(bad + "is corrupt (certified rows)");
     uint64_t periods = 0;

@@ -32,14 +32,9 @@ bool Certification::note_settled(uint64_t m, uint64_t lambda, uint64_t x) {
     if (m <= settled.rows || p.ring_len == 0 || p.ring_len % lambda != 0 ||
         x + 1 < p.ring_from + lambda || (table_period_limit_ && lambda > table_period_limit_))
         return false;
+    settled = ring_view(p);  // rank 0's ring starts at row 0, or at the low ring's end
     settled.rows = m;
     settled.period = lambda;
-    settled.values = p.ring.data();  // rank 0's ring starts at row 0, or at the low ring's end
-    settled.length = p.ring_len;
-    settled.stride = p.ring_stride;
-    settled.first = p.ring_first;
-    settled.low_values = p.low_ring.data();
-    settled.low_length = p.low_len;
     return true;
 }
 

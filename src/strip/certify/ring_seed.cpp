@@ -13,8 +13,8 @@
 #include "grundy/memory.hpp"
 #include "strip/certify/certification.hpp"
 #include "strip/certify/checkpoint.hpp"
+#include "strip/certify/memory_model.hpp"
 #include "strip/strip_config.hpp"
-#include "strip/sweep/boundary_bits.hpp"
 
 namespace grundy::strip {
 
@@ -92,9 +92,7 @@ void Certification::sweep_ring(const StripSnapshot& seed) {
     RecordErrors errors;
     StripBlock b;
     b.rows_done = [&](uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g) {
-        const uint64_t from = std::clamp(p_.rows_in_ring(), y0, y1);
-        if (from > y0) record_low_rows(p_, x, y0, from, g);
-        if (from < y1) record_rows(p_, x, from, y1, g + (from - y0), errors);
+        record_reported(p_, x, y0, y1, g, errors, true);
     };
     while (strip.columns_done() < target) {
         b.columns = std::min(kBlockColumns, target - strip.columns_done());
@@ -134,12 +132,8 @@ void Certification::lengthen_ring(const StripSnapshot& seed) {
     add_final_rows_at(C);
     Ring low;
     low.assign(k * L);
-    const uint64_t split = std::min(p_.rows_in_ring(), k);  // rows 0..split-1: the low ring's
-    for (uint64_t c = C - L; c < C; ++c) {
-        uint16_t* to = low.data() + (c % L) * k;
-        if (split) std::copy_n(p_.low_ring.data() + (c % p_.low_len) * split, split, to);
-        std::copy_n(p_.ring.data() + p_.ring_index(c, split), k - split, to + split);
-    }
+    const SettledRows present = ring_view(p_);  // one ring from row 0 (compact: one process)
+    for (uint64_t c = C - L; c < C; ++c) std::copy_n(present.at(c, 0), k, low.data() + (c % L) * k);
     p_.low_mismatch = p_.last_mismatch;
     p_.low_ring = std::move(low);
     p_.low_len = L;
@@ -153,17 +147,15 @@ void Certification::lengthen_ring(const StripSnapshot& seed) {
     sweep_ring(seed);
 }
 
-// With a ring laid out again, the settled rows' tables (SettledBoundary: 3Y bits a column and a
-// diagonal per column of their period, and half as much again while the period doubles) may
-// not grow to its length: rows that would need a longer table than the memory leaves beside the
-// rings (and the strip's windows) are swept instead. check_periods_memory counted the tables of
+// With a ring laid out again, the settled rows' tables may not grow to its length: rows that
+// would need a longer table than the memory leaves beside the rings (and the strip's windows,
+// memory_model.hpp) are swept instead. check_periods_memory counted the tables of
 // the shorter ring's length, which are always allowed.
 void Certification::limit_tables() {
     const MemoryBudget budget = memory_budget(o_.max_memory);
     if (budget.bytes == 0) return;
-    const uint64_t used =
-        (p_.ring.size() + p_.low_ring.size()) * 2 + 8 * Y_ * Y_ + (uint64_t{48} << 20);
-    const uint64_t per_column = 5 * boundary_words(Y_) * 8 / 2;
+    const uint64_t used = (p_.ring.size() + p_.low_ring.size()) * 2 + strip_fixed_bytes(Y_);
+    const uint64_t per_column = settled_table_bytes(Y_, 1);
     const uint64_t room = budget.bytes > used ? (budget.bytes - used) / per_column : 0;
     table_period_limit_ = p_.low_len;
     while (table_period_limit_ * 2 <= room && p_.ring_len % (table_period_limit_ * 2) == 0)

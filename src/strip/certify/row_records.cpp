@@ -113,11 +113,15 @@ void record_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uin
     }
 }
 
-void record_low_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g) {
-    const uint64_t k = p.unringed_rows, end = std::min(y1, k);
-    uint16_t* slot = p.low_ring.data() + (x % p.low_len) * k;
-    for (uint64_t y = y0; y < end; ++y)
-        slot[y] = static_cast<uint16_t>(g[y - y0] + 2 * y - x);  // within 0..3y: they settled
+void record_reported(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g,
+                     RecordErrors& errors, bool into_low_ring) {
+    const uint64_t from = std::clamp(p.rows_in_ring(), y0, y1);
+    if (into_low_ring && from > y0) {
+        uint16_t* slot = p.low_ring.data() + (x % p.low_len) * p.unringed_rows;
+        for (uint64_t y = y0; y < from; ++y)
+            slot[y] = static_cast<uint16_t>(g[y - y0] + 2 * y - x);  // within 0..3y: they settled
+    }
+    if (from < y1) record_rows(p, x, from, y1, g + (from - y0), errors);
 }
 
 void check_record(const SearchState& p, RecordErrors& errors) {

@@ -33,9 +33,11 @@ struct RecordErrors {
 void record_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g,
                  RecordErrors& errors);
 
-// Rows y0..y1-1 of column x, those below p.unringed_rows, into p.low_ring (a ring laid out again,
-// ring_seed.cpp).
-void record_low_rows(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g);
+// Rows y0..y1-1 of column x as a strip reports them (StripBlock::rows_done): those the ring
+// holds by record_rows; those below it (SearchState::rows_in_ring) into p.low_ring when
+// `into_low_ring` (a ring swept again from a seed, ring_seed.cpp), else they are not kept.
+void record_reported(SearchState& p, uint64_t x, uint64_t y0, uint64_t y1, const uint64_t* g,
+                     RecordErrors& errors, bool into_low_ring);
 
 // After a block: the checks record_rows could not throw for itself.
 void check_record(const SearchState& p, RecordErrors& errors);

@@ -120,6 +120,19 @@ struct SearchState {
     std::vector<RowPeriod> final_rows;
 };
 
+// The values both rings hold, as the strip reads settled rows (SettledRows::at); the rows and
+// period are the caller's.
+inline SettledRows ring_view(const SearchState& p) {
+    SettledRows v;
+    v.values = p.ring.data();
+    v.length = p.ring_len;
+    v.stride = p.ring_stride;
+    v.first = p.ring_first;
+    v.low_values = p.low_ring.data();
+    v.low_length = p.low_len;
+    return v;
+}
+
 // A fresh ring of L columns for rows p.rows_in_ring()..p.end_row-1.
 inline void start_ring(SearchState& p, uint64_t L) {
     const uint64_t rows = p.end_row - p.rows_in_ring();
