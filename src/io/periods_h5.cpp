@@ -2,8 +2,9 @@
 // row-periods layout (row_periods_format.cpp). A certified strip's file has the certificate as
 // the group's attributes x0, P, comparison_method, kernel, elapsed_seconds, and complete = 1; a
 // stopped run's has every row asked for (those not certified yet undetermined), the group's
-// attributes certified_rows and column, and complete = 0, resumable = 1, as a stopped `compute`
-// has. Root attributes as for `compute` where they apply (game, software, created, rows).
+// attributes certified_rows, phase and column (and repeating_rows, repeating_period and
+// repeating_too_long_for for rows seen to repeat), and complete = 0, resumable = 1, as a stopped
+// `compute` has. Root attributes as for `compute` where they apply (game, software, created, rows).
 #include <cstdio>
 #include <filesystem>
 
@@ -42,6 +43,13 @@ void write_progress(hid_t g, const PeriodsResult& result) {
                         std::string("a stopped run: rows 0..certified_rows-1 are certified "
                                     "(their sub-strip's state repeated, compared in full), the "
                                     "others undetermined; phase and column say how far it got"));
+    // What the CSV's comment says of rows seen to repeat but not certified yet (periods_comment).
+    if (result.phase == 1 && result.repeating_rows > result.rows.size()) {
+        io::write_attribute(g, "repeating_rows", uint64_t{result.repeating_rows});
+        io::write_attribute(g, "repeating_period", uint64_t{result.repeating_period});
+        io::write_attribute(g, "repeating_too_long_for",
+                            std::string(result.repeating_tables_only ? "tables" : "ring"));
+    }
 }
 
 // The file at `path` (a temporary one, renamed by the caller).

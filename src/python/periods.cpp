@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "grundy/periods.hpp"
@@ -98,7 +99,9 @@ holds, and the block as a numpy uint32 array. A certified strip has every row; a
 max_cols has rows 0..k-1, the rows that settled (their own sub-strip repeated), certified all
 the same. rows_asked, phase, column: how far the run got; repeating_rows, repeating_period: a
 run stopped in phase 1 saw rows 0..repeating_rows-1 repeat with a period its ring cannot hold
-(0: none), certified once phase 2 gives their preperiods. Also method, columns_swept,
+(0: none), certified once phase 2 gives their preperiods; repeating_too_long_for: "ring" then,
+"tables" where a lengthened ring holds the period but the memory not its rows' tables (they are
+certified with the whole strip), None without such rows. Also method, columns_swept,
 state_bits, seconds, threads, kernel, second_pass.)")
         .def_property_readonly("status",
                                [](const PeriodsResult& r) { return status_name(r.status); })
@@ -119,6 +122,11 @@ state_bits, seconds, threads, kernel, second_pass.)")
         .def_readonly("second_pass", &PeriodsResult::second_pass)
         .def_readonly("repeating_rows", &PeriodsResult::repeating_rows)
         .def_readonly("repeating_period", &PeriodsResult::repeating_period)
+        .def_property_readonly("repeating_too_long_for",
+                               [](const PeriodsResult& r) -> std::optional<std::string> {
+                                   if (r.repeating_rows <= r.rows.size()) return std::nullopt;
+                                   return r.repeating_tables_only ? "tables" : "ring";
+                               })
         .def_readonly("kernel", &PeriodsResult::kernel)
         .def_readonly("threads", &PeriodsResult::threads)
         .def_readonly("seconds", &PeriodsResult::seconds)

@@ -12,6 +12,7 @@
 
 #include "support/cli.hpp"
 #include "support/periods_csv.hpp"
+#include "support/periods_h5.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace grundy {
@@ -71,19 +72,21 @@ TEST(GrowRingCli, RowsPastTheRingSettleInPhaseOne) {
 
 // The same with a memory budget that leaves no room for the settled rows' tables at the longer
 // period: rows 261.. are swept to the certificate instead of settling, to the same results. A
-// stop on the way names them, and why they do not settle, in the CSV and the report.
+// stop on the way names them, and why they do not settle, in the CSV, the HDF5 output and the
+// report.
 TEST(GrowRingCli, TablesKeptWithinTheMemoryBudget) {
     ScratchDir tmp;
-    const std::string ck = tmp / "c.ckpt", csv = tmp / "rows.csv";
+    const std::string ck = tmp / "c.ckpt", csv = tmp / "rows.csv", h5 = tmp / "rows.h5";
     fs::copy_file(stopped_at(2500000), ck);
     // 90 MB: rows 0..249 keep 98304 columns, rows 250..299 get 196608; 150 MB leaves the
     // tables (300 bytes a column of their period with their growth) less than 196608 columns.
     const std::vector<std::string> grow = {"--resume", "--grow-ring",  "--ring-memory",
                                            "90000000", "--max-memory", "150000000"};
     std::vector<std::string> stop = grow;
-    stop.insert(stop.end(), {"--max-cols", "3600000"});
+    stop.insert(stop.end(), {"--max-cols", "3600000", "-o", h5});
     ASSERT_EQ(periods(ck, csv, stop, tmp / "log"), 3) << slurp(tmp / "log");
     EXPECT_EQ(expect_certified_prefix(csv, kCommitted, 300), 261u);
+    expect_repeating_hdf5(h5, 283, 196608, "tables");
     const std::string line =
         "rows 261..282 repeat with period 196608, whose tables the memory "
         "cannot hold";

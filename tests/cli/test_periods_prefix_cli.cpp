@@ -14,6 +14,7 @@
 
 #include "support/cli.hpp"
 #include "support/periods_csv.hpp"
+#include "support/periods_h5.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace grundy {
@@ -23,15 +24,6 @@ namespace fs = std::filesystem;
 using namespace testing;  // tests/support: scratch directories, the CLI, row-periods CSVs
 
 const std::string kCommitted = std::string(GRUNDY_SOURCE_DIR) + "/jobs/results/row-periods-512.csv";
-
-int64_t int_attribute(hid_t object, const char* name) {
-    int64_t v = -1;
-    const hid_t a = H5Aopen(object, name, H5P_DEFAULT);
-    if (a < 0) return -1;
-    H5Aread(a, H5T_NATIVE_INT64, &v);
-    H5Aclose(a);
-    return v;
-}
 
 // The HDF5 output of a stopped run: complete 0, resumable 1, certified_rows and column in
 // /analysis/row_periods, and no certificate.
@@ -55,6 +47,7 @@ void expect_stopped_hdf5(const std::string& path, uint64_t certified, uint64_t c
     H5Dclose(d);
     H5Gclose(g);
     H5Fclose(f);
+    expect_repeating_hdf5(path, 0, 0, "");  // the default ring holds every period of 160 rows
 }
 
 // Runs stopped at --max-cols at three columns: exit 3, and the rows settled by then, more at
@@ -183,12 +176,13 @@ TEST(PeriodsPrefixCli, PrefixNeverShrinksAndSurvivesSigkill) {
 
 // A ring of 98304 columns, where rows 261.. of the committed result have period 196608: stopped
 // at --max-cols once those rows had repeated, the run names them with their period in the CSV's
-// comment and on stderr, and leaves them uncertified (phase 2 would give their preperiods).
+// comment, the HDF5 output's attributes and on stderr, and leaves them uncertified (phase 2
+// would give their preperiods).
 TEST(PeriodsPrefixCli, RowsThatRepeatPastTheRingAreNamed) {
     ScratchDir tmp;
-    const std::string csv = tmp / "ring.csv";
+    const std::string csv = tmp / "ring.csv", h5 = tmp / "ring.h5";
     ASSERT_EQ(run_grundy({"periods", "--rows", "300", "--ring-memory", "58982400", "--max-cols",
-                          "3600000", "--csv", csv, "--no-blocks"},
+                          "3600000", "--csv", csv, "-o", h5, "--no-blocks"},
                          tmp / "log"),
               3)
         << slurp(tmp / "log");
@@ -202,6 +196,7 @@ TEST(PeriodsPrefixCli, RowsThatRepeatPastTheRingAreNamed) {
     const std::string line = "rows 261.." + std::to_string(last) +
                              " repeat with period 196608, which the ring cannot hold";
     EXPECT_EQ(text.find("# " + line + ": certified once phase 2 gives their preperiods\n"), at);
+    expect_repeating_hdf5(h5, static_cast<int64_t>(last) + 1, 196608, "ring");
     EXPECT_NE(slurp(tmp / "log").find(line + ": phase 2 will give their preperiods\n"),
               std::string::npos)
         << slurp(tmp / "log");

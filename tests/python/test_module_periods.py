@@ -66,10 +66,13 @@ def test_stopped_certification_keeps_the_settled_rows(tmp_path):
     assert f"{k} of 160 rows certified" in repr(cert)
     # The ring (1 GiB by default) holds every period these rows have: none repeat past it.
     assert (cert.repeating_rows, cert.repeating_period) == (0, 0)
+    assert cert.repeating_too_long_for is None
     assert certified_prefix(csv, 160) == k
     with h5py.File(h5, "r") as f:
         assert f.attrs["complete"] == 0
-        assert f["analysis/row_periods"].attrs["certified_rows"] == k
+        group = f["analysis/row_periods"]
+        assert group.attrs["certified_rows"] == k
+        assert "repeating_rows" not in group.attrs and "repeating_period" not in group.attrs
     # An existing output is not overwritten without force (no checkpoint to resume from).
     with pytest.raises(FileExistsError, match="exists"):
         grundy.certify_row_periods(8, output=h5)
