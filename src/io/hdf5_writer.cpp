@@ -69,6 +69,10 @@ Hdf5Writer::Hdf5Writer(Hdf5WriterOptions options) : impl_(std::make_unique<Impl>
             throw ArgumentError("output file " + ArgumentError::literal(path) +
                                 " exists (use {force} to overwrite it)");
         if (fs::is_directory(p, ec)) throw Error("output path " + path + " is a directory");
+        // Its blocks freed while the run computes (background_removal.hpp); a link's target is
+        // truncated by the create below, as before.
+        if (fs::is_regular_file(fs::symlink_status(p, ec)))
+            impl_->replaced = std::make_unique<base::BackgroundRemoval>(path);
     }
     const H5Handle access = io::table_file_access(impl_->options.direct_writes);
     impl_->file =

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/background_removal.hpp"
 #include "base/background_sync.hpp"
 #include "grundy/hdf5_writer.hpp"
 #include "io/chunk_codec.hpp"
@@ -85,6 +86,8 @@ struct Hdf5Writer::Impl final : StoredTiles {
     // little left to do. The guarantee is the fsync's, as before, with any error a flush met.
     static constexpr uint64_t kSyncStep = 32 << 20;
     std::unique_ptr<base::BackgroundSync> syncer;  // made by start_writer
+    // The file --force replaced, its blocks freed beside the run (background_removal.hpp).
+    std::unique_ptr<base::BackgroundRemoval> replaced;
 
     bool has_tile(uint64_t x0, uint64_t y0) const override {
         const uint64_t t = stopped.shape.tile;

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -160,6 +162,15 @@ TEST(CliCompute, RefusesToOverwriteWithoutForce) {
     EXPECT_NE(again.output.find("exists"), std::string::npos) << again.output;
     EXPECT_EQ(run_grundy("compute --rows 21 --cols 20 -q --force -o " + f).status, 0);
     EXPECT_EQ(Hdf5TableReader(f).rows(), 21u);
+    // Through a link, --force replaces what it points to (the old file removed beside the run
+    // only where the name is the file itself, base/background_removal.hpp).
+    const std::string link = dir.file("link.h5");
+    ASSERT_EQ(::symlink(f.c_str(), link.c_str()), 0);
+    EXPECT_EQ(run_grundy("compute --rows 22 --cols 20 -q --force -o " + link).status, 0);
+    struct stat st {};
+    ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISLNK(st.st_mode));
+    EXPECT_EQ(Hdf5TableReader(f).rows(), 22u);
 }
 
 struct BadInput {
