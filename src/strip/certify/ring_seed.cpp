@@ -149,8 +149,8 @@ void Certification::lengthen_ring(const StripSnapshot& seed) {
 
 // With a ring laid out again, the settled rows' tables may not grow to its length: rows that
 // would need a longer table than the memory leaves beside the rings (and the strip's windows,
-// memory_model.hpp) are swept instead. check_periods_memory counted the tables of
-// the shorter ring's length, which are always allowed.
+// memory_model.hpp) are swept instead. check_periods_memory counted the tables of the shorter
+// ring's length, which are always allowed.
 void Certification::limit_tables() {
     const MemoryBudget budget = memory_budget(o_.max_memory);
     if (budget.bytes == 0) return;
