@@ -174,7 +174,7 @@ TEST(CliCompute, RefusesToOverwriteWithoutForce) {
 }
 
 // Room is allocated on the disk ahead of the chunks (a full disk must not strike inside HDF5),
-// up to 33 MB past the end: a finished table gives it back, here a 300 KB file.
+// up to 33 MB past the end: a finished table gives it back, here a file of 580 KB.
 TEST(CliCompute, AFinishedTableKeepsNoRoomPastItsEnd) {
     ScratchDir dir;
     const std::string f = dir.file("t.h5");
