@@ -147,4 +147,9 @@ PeriodsResult certify_row_periods(const PeriodsOptions& options);
 std::string repeating_past_ring(uint64_t first_row, uint64_t last_row, uint64_t period,
                                 bool tables_only = false);
 
+// What a stopped run's rows seen to repeat (PeriodsResult::repeating_rows) were too long for:
+// "ring", "tables" (repeating_tables_only), or nullptr where no row above the certified ones
+// was seen to repeat in phase 1. The CSV's comment, the HDF5 output and the module say the same.
+const char* repeating_too_long_for(const PeriodsResult& result);
+
 }  // namespace grundy

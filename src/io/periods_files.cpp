@@ -17,6 +17,11 @@ std::string repeating_past_ring(uint64_t first_row, uint64_t last_row, uint64_t 
            (tables_only ? ", whose tables the memory cannot hold" : ", which the ring cannot hold");
 }
 
+const char* repeating_too_long_for(const PeriodsResult& result) {
+    if (result.phase != 1 || result.repeating_rows <= result.rows.size()) return nullptr;
+    return result.repeating_tables_only ? "tables" : "ring";
+}
+
 std::vector<RowPeriod> listed_rows(const PeriodsResult& result) {
     std::vector<RowPeriod> rows = result.rows;
     for (uint64_t y = rows.size(); y < result.rows_asked; ++y) {
@@ -40,7 +45,7 @@ std::vector<std::string> periods_comment(const PeriodsResult& result, bool resum
             std::to_string(result.phase) + " at column " + std::to_string(result.column),
         k ? "rows 0.." + std::to_string(k - 1) + " certified (settled: exact for ever)"
           : "no row certified yet"};
-    if (result.phase == 1 && result.repeating_rows > k)
+    if (repeating_too_long_for(result))
         lines.push_back(repeating_past_ring(k, result.repeating_rows - 1, result.repeating_period,
                                             result.repeating_tables_only) +
                         (result.repeating_tables_only

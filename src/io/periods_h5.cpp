@@ -44,11 +44,10 @@ void write_progress(hid_t g, const PeriodsResult& result) {
                                     "(their sub-strip's state repeated, compared in full), the "
                                     "others undetermined; phase and column say how far it got"));
     // What the CSV's comment says of rows seen to repeat but not certified yet (periods_comment).
-    if (result.phase == 1 && result.repeating_rows > result.rows.size()) {
+    if (const char* too_long_for = repeating_too_long_for(result)) {
         io::write_attribute(g, "repeating_rows", uint64_t{result.repeating_rows});
         io::write_attribute(g, "repeating_period", uint64_t{result.repeating_period});
-        io::write_attribute(g, "repeating_too_long_for",
-                            std::string(result.repeating_tables_only ? "tables" : "ring"));
+        io::write_attribute(g, "repeating_too_long_for", std::string(too_long_for));
     }
 }
 

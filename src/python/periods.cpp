@@ -124,8 +124,9 @@ state_bits, seconds, threads, kernel, second_pass.)")
         .def_readonly("repeating_period", &PeriodsResult::repeating_period)
         .def_property_readonly("repeating_too_long_for",
                                [](const PeriodsResult& r) -> std::optional<std::string> {
-                                   if (r.repeating_rows <= r.rows.size()) return std::nullopt;
-                                   return r.repeating_tables_only ? "tables" : "ring";
+                                   const char* too_long_for = repeating_too_long_for(r);
+                                   if (!too_long_for) return std::nullopt;
+                                   return too_long_for;
                                })
         .def_readonly("kernel", &PeriodsResult::kernel)
         .def_readonly("threads", &PeriodsResult::threads)

@@ -7,11 +7,11 @@
 
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string>
 
 #include "base/background_removal.hpp"
 #include "grundy/error.hpp"
+#include "support/cli.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace grundy::base {
@@ -19,11 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using grundy::testing::ScratchDir;
-
-std::string text_of(const std::string& path) {
-    std::ifstream in(path);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using grundy::testing::slurp;
 
 // Descriptors of this process open on a file once at `path` and since removed.
 int open_removed(const std::string& path) {
@@ -44,10 +40,10 @@ TEST(BackgroundRemoval, TheNameIsFreeAtOnceAndTheFileClosedAtTheEnd) {
         BackgroundRemoval removal(path);
         EXPECT_FALSE(fs::exists(path));
         std::ofstream(path) << "new";  // the replacement, a file of its own
-        EXPECT_EQ(text_of(path), "new");
+        EXPECT_EQ(slurp(path), "new");
     }
     EXPECT_EQ(open_removed(path), 0);
-    EXPECT_EQ(text_of(path), "new");
+    EXPECT_EQ(slurp(path), "new");
 }
 
 TEST(BackgroundRemoval, ALinkGoesNotItsTarget) {
@@ -57,7 +53,7 @@ TEST(BackgroundRemoval, ALinkGoesNotItsTarget) {
     fs::create_symlink(target, link);
     { BackgroundRemoval removal(link); }
     EXPECT_FALSE(fs::exists(fs::symlink_status(link)));
-    EXPECT_EQ(text_of(target), "kept");
+    EXPECT_EQ(slurp(target), "kept");
 }
 
 TEST(BackgroundRemoval, AMissingFileIsAnError) {

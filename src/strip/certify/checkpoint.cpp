@@ -166,7 +166,7 @@ std::string encode_head(const SearchState& p, uint64_t block_values) {
     put64(body, p.end_row);
     put64(body, p.ring_from);
     put64(body, p.low_len);
-    put_words(body, p.low_len ? p.low_mismatch : std::vector<uint64_t>{});
+    put_words(body, p.low_mismatch);  // empty without a low ring (start_second_pass clears it)
     put64(body, p.unringed_rows);
     const uint64_t finals = final_count(p);
     put64(body, finals);
