@@ -28,35 +28,42 @@ struct WindowView {
         return reinterpret_cast<uint64_t*>(word_origin + 8 * w);
     }
     uint64_t word(uint64_t w) const { return *word_ptr(w); }
-    // The summary word covering absolute words [64 s, 64 s + 63].
+    // The summary word covering absolute lines [64 s, 64 s + 63] (a line: 8 words, 512 values).
     uint64_t full_summary(uint64_t s) const {
         return *reinterpret_cast<const uint64_t*>(full_origin + 8 * s);
     }
-    // Sets bit v (its word reserved) and, if that fills its word, the word's summary bit. The
+    // After word w (reserved) became full: sets its line's summary bit if the whole line is.
+    void note_full(uint64_t w) const {
+        const uint64_t* l = word_ptr(w / kLineWords * kLineWords);
+        if ((l[0] & l[1] & l[2] & l[3] & l[4] & l[5] & l[6] & l[7]) == ~uint64_t{0})
+            *reinterpret_cast<uint64_t*>(full_origin + 8 * (w / kLineWords / 64)) |=
+                uint64_t{1} << (w / kLineWords % 64);
+    }
+    // Sets bit v (its word reserved) and, if that fills its line, the line's summary bit. The
     // window's low-water mark is the caller's (BitWindow::insert).
     void set(uint64_t v) const {
         uint64_t* word = word_ptr(v / 64);
         const uint64_t bits = *word | uint64_t{1} << (v % 64);
         *word = bits;
-        if (bits == ~uint64_t{0})
-            *reinterpret_cast<uint64_t*>(full_origin + 8 * (v / 4096)) |= uint64_t{1}
-                                                                          << (v / 64 % 64);
+        if (bits == ~uint64_t{0}) note_full(v / 64);
     }
 };
 
 //
-// Each window also keeps a summary with one bit per word, set when that word is full. In a
-// square about 96% of the words a mex scan crosses are full in at least one of its three sets,
-// so the scan can skip 64 words (4096 values) per summary word and only look at the union of
-// the few words that are full in none of them. Summary words are aligned to absolute word
-// indices (bit w % 64 of summary word w / 64), so the summaries of the three windows of a cell
-// combine with plain ORs whatever their bases.
+// Each window also keeps a summary with one bit per line, set when that line is full. Most of
+// the values a mex scan crosses lie in lines full in at least one of its three sets, so the scan
+// skips 64 lines (32768 values) per summary word and only looks at the union of the few lines
+// that are full in none of them. Summary words are aligned to absolute line indices (bit l % 64
+// of summary word l / 64), so the summaries of the three windows of a cell combine with plain
+// ORs whatever their bases. A summary bit per word instead (4096 values a summary word) crossed
+// 0.83 summary words a computed cell at 16384^2 and 3.3 at 65536^2, each crossing three
+// dependent loads: a cell cost 1.37 times as much at 65536^2 as at 16384^2 (docs/benchmarks.md).
 struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows never share one
     uint64_t* words = nullptr;  // bit v of the set is bit v % 64 of words[v / 64 - base]
-    uint64_t base = 0;          // index (in 64-bit words of the value line) of words[0]
-    uint64_t capacity = 0;      // words allocated
+    uint64_t base = 0;          // index (in 64-bit words of the value line) of words[0], a line's
+    uint64_t capacity = 0;      // words allocated, whole lines
     uint64_t low = 0;           // low-water mark: every value below it is in the set or unneeded
-    uint64_t* full = nullptr;   // summary: bit w % 64 of full[w / 64 - base / 64] = word w full
+    uint64_t* full = nullptr;   // summary: bit l % 64 of full[l / 64 - base / 512] = line l full
     uint64_t full_words = 0;    // summary words, right after the words in the same allocation
     // Addresses of word 0 and summary word 0 of the value line (outside the allocations):
     // word w is at word_origin + 8 w. The hot paths then need one load per word instead of a
@@ -69,7 +76,7 @@ struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows 
     // Opens an empty set whose values below `floor` will never be asked about (they count as
     // present). Returns the bytes allocated.
     uint64_t open(uint64_t floor, uint64_t initial_words) {
-        base = floor / 64;
+        base = line_start(floor / 64);
         low = floor;
         allocate(initial_words < kMinWindowWords ? kMinWindowWords : initial_words);
         set_origins();
@@ -100,7 +107,7 @@ struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows 
     // windows of its column and diagonals). Returns the change in bytes allocated.
     int64_t reset(uint64_t floor) {
         std::memset(words, 0, (capacity + full_words) * 8);
-        base = floor / 64;
+        base = line_start(floor / 64);
         low = floor;
         set_origins();
         return 0;
@@ -143,28 +150,34 @@ struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows 
     }
 
   private:
+    static uint64_t line_start(uint64_t word) { return word / kLineWords * kLineWords; }
+
     void set_origins() {
         word_origin = reinterpret_cast<uintptr_t>(words) - 8 * base;
-        full_origin = reinterpret_cast<uintptr_t>(full) - 8 * (base / 64);
+        full_origin = reinterpret_cast<uintptr_t>(full) - 8 * (base / kLineWords / 64);
     }
 
     // Summary words that cover `capacity` words from any base: words [base, base + capacity)
-    // fall in at most capacity / 64 + 2 summary words, plus one so that a scan may always read
+    // fall in at most capacity / 512 + 2 summary words, plus one so that a scan may always read
     // the summary word after the one it is in. Independent of the base, so a slide never needs
     // a larger summary and the summary can live in the words' allocation: one block per
     // window instead of two (allocations were 3.7% of a 16384^2 run, most of it windows
     // growing).
-    static uint64_t summary_words_for(uint64_t capacity) { return capacity / 64 + 3; }
+    static uint64_t summary_words_for(uint64_t capacity) {
+        return capacity / (kLineWords * 64) + 3;
+    }
 
     // Points words and full at a new zeroed block of at least `words_wanted` words and their
     // summary (the caller frees the old one). The block's size class may hold more words than
     // asked for: they become capacity rather than waste.
     void allocate(uint64_t words_wanted) {
-        const uint64_t block =
-            window_block_size((words_wanted + summary_words_for(words_wanted)) * 8);
-        uint64_t fit = (block / 8 - 3) * 64 / 65;  // about the most words whose summary fits too
-        while ((fit + summary_words_for(fit)) * 8 > block) --fit;
-        while ((fit + 1 + summary_words_for(fit + 1)) * 8 <= block) ++fit;
+        const uint64_t lines = (words_wanted + kLineWords - 1) / kLineWords * kLineWords;
+        const uint64_t block = window_block_size((lines + summary_words_for(lines)) * 8);
+        // About the most whole lines whose summary fits too.
+        uint64_t fit = line_start((block / 8 - 3) * 512 / 513);
+        while ((fit + summary_words_for(fit)) * 8 > block) fit -= kLineWords;
+        while ((fit + kLineWords + summary_words_for(fit + kLineWords)) * 8 <= block)
+            fit += kLineWords;
         const uint64_t summary = summary_words_for(fit);
         auto* p = static_cast<uint64_t*>(allocate_window_block(block));
         std::memset(p, 0, (fit + summary) * 8);
@@ -179,10 +192,14 @@ struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows 
     // word is full is a coin toss there, and the branch was most of prepare_tile's 1% of a run.
     void rebuild_summary(uint64_t used) {
         std::memset(full, 0, full_words * 8);
-        const uint64_t first = base / 64;
-        for (uint64_t i = 0; i < used; ++i)
-            full[(base + i) / 64 - first] |= static_cast<uint64_t>(words[i] == ~uint64_t{0})
-                                             << ((base + i) % 64);
+        const uint64_t first = base / kLineWords;
+        for (uint64_t i = 0; i + kLineWords <= used; i += kLineWords) {
+            const uint64_t* l = words + i;
+            const bool whole =
+                (l[0] & l[1] & l[2] & l[3] & l[4] & l[5] & l[6] & l[7]) == ~uint64_t{0};
+            const uint64_t line = first + i / kLineWords;
+            full[line / 64 - first / 64] |= static_cast<uint64_t>(whole) << (line % 64);
+        }
         set_origins();
     }
 
@@ -193,7 +210,7 @@ struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows 
     // the window, else double it) kept every window about twice the size it needs, and the row
     // windows, open across the whole table, are most of the engine's memory.
     int64_t make_room(uint64_t last_word) {
-        const uint64_t low_word = low / 64;
+        const uint64_t low_word = line_start(low / 64);
         const uint64_t needed = last_word - low_word + 1;
         const uint64_t slack = needed / 4 > kMinWindowWords ? needed / 4 : kMinWindowWords;
         if (needed + slack <= capacity) {

@@ -9,6 +9,12 @@ namespace grundy::engine {
 // kernel may read whole vectors (8 words for AVX-512) without bounds checks.
 inline constexpr uint64_t kScanPadWords = 8;
 
+// A line: the words of one 64-byte cache line, 512 values. Windows start at a line (their base
+// is a multiple of it) and hold whole lines, so a vector kernel reads a line of each window with
+// one aligned load, and the summaries have a bit per line (bit_window.hpp).
+inline constexpr uint64_t kLineWords = 8;
+static_assert(kLineWords == 8, "note_full and rebuild_summary AND the eight words of a line");
+
 // Smallest allocation of a window, in words: below this, growing costs more than it saves.
 inline constexpr uint64_t kMinWindowWords = 16;
 

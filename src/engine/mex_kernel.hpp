@@ -25,8 +25,9 @@ namespace grundy::engine {
 struct MexProbe {
     uint64_t w;      // the word of lo
     uint64_t first;  // the union of word w, with the bits below lo counted as taken
-    uint64_t s;      // two-level kernel: the summary word of word w + 1
-    uint64_t open;   // two-level kernel: its words after w that no window has full
+    uint64_t s;      // two-level kernels: the summary word of the line after word w's
+    uint64_t open;   // two-level kernels: its lines from that one on that no window has full
+    uint64_t rest;   // AVX-512 two-level kernel: bit k, word k of w's line (after w) not full
 };
 
 // The probe of the flat kernels: the word of lo.
@@ -64,16 +65,17 @@ inline uint64_t mex_finish_portable(WindowView a, WindowView b, WindowView c, co
     return first_free(p.w + k, taken);
 }
 
-// Two-level version: skips every word that is full in at least one of the three windows using
-// their summaries, and takes the union only of the words full in none. Same result as the
-// flat scans (the tests compare them), a fraction of the reads in a large table.
+// Two-level version: skips every line (8 words, 512 values) that is full in at least one of the
+// three windows using their summaries, and takes the union only of the lines full in none. Same
+// result as the flat scans (the tests compare them), a fraction of the reads in a large table.
+// This is the scalar build's; mex_kernel_avx2.hpp and mex_kernel_avx512.hpp take a line's union
+// in vector registers. The probe is the flat kernels' plus the summary word of the next line.
 inline MexProbe mex_probe_summary(WindowView a, WindowView b, WindowView c, uint64_t lo) {
     MexProbe p = probe_first_word(a, b, c, lo);
     // Read even when word w holds the mex (18% of the cells in a 16384 square), which costs
-    // less than a branch that guesses wrong. It exists: w is at most the word of x + y, and
-    // every window reserves kScanPadWords words beyond that, so word w + 1 is reserved and
-    // the summary covers it.
-    const uint64_t next = p.w + 1;
+    // less than a branch that guesses wrong. It exists: w is at most the word of x + y, every
+    // window reserves kScanPadWords words beyond that, and the summary covers one more line.
+    const uint64_t next = p.w / kLineWords + 1;
     p.s = next / 64;
     p.open = ~(a.full_summary(p.s) | b.full_summary(p.s) | c.full_summary(p.s)) &
              (~uint64_t{0} << (next % 64));
@@ -82,16 +84,21 @@ inline MexProbe mex_probe_summary(WindowView a, WindowView b, WindowView c, uint
 
 inline uint64_t mex_finish_summary(WindowView a, WindowView b, WindowView c, const MexProbe& p) {
     if (p.first != ~uint64_t{0}) return first_free(p.w, p.first);
-    // Candidates: the words after w that no single window has full, taken from the OR of the
-    // three summaries one summary word (64 words) at a time. The candidates of one summary
-    // word do not depend on each other, so the CPU can have their loads in flight together.
+    // The rest of word w's line, then the candidate lines: those after it that no single window
+    // has full, taken from the OR of the three summaries one summary word (64 lines) at a time.
+    for (uint64_t w = p.w + 1; w % kLineWords != 0; ++w) {
+        const uint64_t taken = a.word(w) | b.word(w) | c.word(w);
+        if (taken != ~uint64_t{0}) return first_free(w, taken);
+    }
     uint64_t s = p.s;
     uint64_t open = p.open;
     for (;;) {
         while (open != 0) {
-            const uint64_t cw = s * 64 + static_cast<uint64_t>(__builtin_ctzll(open));
-            const uint64_t taken = a.word(cw) | b.word(cw) | c.word(cw);
-            if (taken != ~uint64_t{0}) return first_free(cw, taken);
+            const uint64_t line = s * 64 + static_cast<uint64_t>(__builtin_ctzll(open));
+            for (uint64_t w = line * kLineWords; w < (line + 1) * kLineWords; ++w) {
+                const uint64_t taken = a.word(w) | b.word(w) | c.word(w);
+                if (taken != ~uint64_t{0}) return first_free(w, taken);
+            }
             open &= open - 1;
         }
         ++s;

@@ -22,3 +22,61 @@ static inline uint64_t mex_finish_avx512(WindowView a, WindowView b, WindowView 
         }
     }
 }
+
+// The two-level kernel with a line of each window in one AVX-512 register (mex_kernel.hpp's
+// mex_probe_summary and mex_finish_summary read a word at a time). Windows hold whole lines from
+// a line on (bit_window.hpp), so the loads are aligned. The probe is the scalar one (the word of
+// lo, and the summary word of the next line) plus the union of lo's whole line: the mask of its
+// words after lo's that are not full (`rest`). Where lo's word holds the mex (18% of the cells of
+// 16384^2, most of them in a strip of a few thousand rows) the finish is then a bit scan, as in the
+// scalar kernel; a probe of the line alone, the word read again in the finish, cost a strip of
+// 2048 rows 13% more CPU. The finish takes a candidate line's word from the register
+// (vpcompressq): 4% less CPU at 16384^2 than reading it again.
+static inline __m512i line_union_avx512(WindowView a, WindowView b, WindowView c, uint64_t line) {
+    const uint64_t w = line * kLineWords;
+    // 0xFE: the truth table of a | b | c.
+    return _mm512_ternarylogic_epi64(_mm512_load_si512(a.word_ptr(w)),
+                                     _mm512_load_si512(b.word_ptr(w)),
+                                     _mm512_load_si512(c.word_ptr(w)), 0xFE);
+}
+
+static inline MexProbe mex_probe_lines_avx512(WindowView a, WindowView b, WindowView c,
+                                              uint64_t lo) {
+    MexProbe p = mex_probe_summary(a, b, c, lo);
+    const __m512i ones = _mm512_set1_epi64(-1);
+    const auto after = static_cast<__mmask8>(0xFEu << (p.w % kLineWords));
+    p.rest =
+        _mm512_mask_cmpneq_epi64_mask(after, line_union_avx512(a, b, c, p.w / kLineWords), ones);
+    return p;
+}
+
+static inline uint64_t mex_finish_lines_avx512(WindowView a, WindowView b, WindowView c,
+                                               const MexProbe& p) {
+    if (p.first != ~uint64_t{0}) return first_free(p.w, p.first);
+    if (p.rest != 0) {
+        const uint64_t w =
+            p.w / kLineWords * kLineWords + static_cast<uint64_t>(__builtin_ctzll(p.rest));
+        return first_free(w, a.word(w) | b.word(w) | c.word(w));
+    }
+    const __m512i ones = _mm512_set1_epi64(-1);
+    uint64_t s = p.s;
+    uint64_t open = p.open;
+    for (;;) {
+        while (open != 0) {
+            const uint64_t line = s * 64 + static_cast<uint64_t>(__builtin_ctzll(open));
+            const __m512i v = line_union_avx512(a, b, c, line);
+            const __mmask8 m = _mm512_cmpneq_epi64_mask(v, ones);
+            if (m != 0) {
+                // The first word not full, moved to lane 0 (ones elsewhere: no lane undefined).
+                // Read as a vector element: _mm512_castsi512_si128 warns of an undefined lane
+                // in GCC 12.
+                const __m512i first = _mm512_mask_compress_epi64(ones, m, v);
+                return first_free(line * kLineWords + static_cast<uint64_t>(__builtin_ctz(m)),
+                                  static_cast<uint64_t>(first[0]));
+            }
+            open &= open - 1;
+        }
+        ++s;
+        open = ~(a.full_summary(s) | b.full_summary(s) | c.full_summary(s));
+    }
+}

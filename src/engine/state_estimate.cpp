@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -56,29 +57,35 @@ int64_t above(int64_t a, int64_t b) {
 }
 
 // The words BitWindow::allocate makes of a block for `words` words (the block's size class
-// less its summary), and the block of a window of `capacity` words.
+// less its summary, a word per 512 words and three), and the block of a window of `capacity`
+// words.
 double block_capacity(double words) {
+    words = std::ceil(words / engine::kLineWords) * engine::kLineWords;
     const auto block = static_cast<double>(
-        engine::window_block_size(static_cast<uint64_t>((words + words / 64 + 3) * 8)));
-    return (block / 8 - 3) * 64 / 65;
+        engine::window_block_size(static_cast<uint64_t>((words + words / 512 + 3) * 8)));
+    return std::floor((block / 8 - 3) * 512 / 513 / engine::kLineWords) * engine::kLineWords;
 }
 double block_bytes(double capacity) {
+    capacity = std::ceil(capacity / engine::kLineWords) * engine::kLineWords;
     return static_cast<double>(
-        engine::window_block_size(static_cast<uint64_t>((capacity + capacity / 64 + 3) * 8)));
+        engine::window_block_size(static_cast<uint64_t>((capacity + capacity / 512 + 3) * 8)));
 }
 
 // The capacity in words of a window opened at `floor` with `initial` words, now holding [low,
 // top] (BitWindow::make_room). It grew only if its values ever reached beyond its first block.
 // One whose low-water mark moves (sliding) grew only if its need and a slack outgrew that block,
 // and then keeps the room of its last growth, the need and two slacks; one that still grows is
-// on average part of the way between two growths.
+// on average part of the way between two growths. A window starts at a line and holds whole
+// lines, so its first word is that of its floor's or its mark's line.
 double window_words(int64_t low, int64_t top, int64_t floor, double initial) {
-    const auto words = [](int64_t v) { return static_cast<double>(v / 64); };
-    const double last = words(top) + kScanPadWords;
-    const double need = last - words(low) + 1;
+    const auto line_start = [](int64_t v) {
+        return static_cast<double>(v / 64 / engine::kLineWords * engine::kLineWords);
+    };
+    const double last = static_cast<double>(top / 64) + kScanPadWords;
+    const double need = last - line_start(low) + 1;
     const double first =
         block_capacity(std::max(initial, static_cast<double>(engine::kMinWindowWords)));
-    if (last - words(floor) + 1 <= first) return first;
+    if (last - line_start(floor) + 1 <= first) return first;
     const double slack = std::max(need / 4, static_cast<double>(engine::kMinWindowWords));
     if (low <= floor) return std::max(first, need + kGrowingSlacks * slack);
     return need + slack <= first ? first : need + 2 * slack;

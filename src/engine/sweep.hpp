@@ -26,12 +26,25 @@ struct ScalarSweeps {
 extern const ScalarSweeps kAnyCpuSweeps;
 extern const ScalarSweeps kBmi2Sweeps;
 
-// The build the scalar kernels run: BMI2 where the CPU has BMI1 and BMI2, unless
-// allow_bmi2_builds(false) was called (the tests, to compare both builds). The results are the
-// same; only the instructions differ.
+// The builds, by the instructions they use. The scalar kernels run the BMI2 build where the CPU
+// has BMI1 and BMI2, and the summary kernel its AVX2 or AVX-512 build where the CPU has those
+// (with BMI1), unless limit_builds was called (the tests, to compare every build). The results
+// are the same; only the instructions differ.
+enum class Build { AnyCpu, Bmi2, Avx2, Avx512 };
+Build best_build();  // the most this CPU runs, within the limit
+void limit_builds(Build most);
 const ScalarSweeps& scalar_sweeps();
 bool use_bmi2_builds();
-void allow_bmi2_builds(bool allowed);
+
+// The summary kernel's tile sweeps with a line of each window in vector registers
+// (mex_kernel_avx2.hpp, mex_kernel_avx512.hpp).
+int64_t sweep_tile_lines_avx2(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*, bool);
+int64_t sweep_tile_lines_avx512(TableState&, uint64_t, uint64_t, uint64_t, uint64_t, uint32_t*,
+                                bool);
+// The same kernels on one cell, probe then finish: the least value from `lo` in none of the three
+// windows (the tests compare them with plain sets). Only where best_build() reaches them.
+uint64_t mex_lines_avx2(WindowView a, WindowView b, WindowView c, uint64_t lo);
+uint64_t mex_lines_avx512(WindowView a, WindowView b, WindowView c, uint64_t lo);
 
 // `kernel` with Auto resolved to the best this CPU runs (best_mex_kernel). Throws grundy::Error if
 // the CPU lacks the instructions of the kernel asked for. The table's and the strip's dispatch

@@ -1,5 +1,5 @@
-// The tile sweep with an AVX-512 mex kernel (mex_kernel_avx512.hpp). Same isolation as
-// sweep_avx2.cpp.
+// The tile sweeps with the AVX-512 mex kernels (mex_kernel_avx512.hpp): the flat one and the
+// summary kernel's, a line of each window at once. Same isolation as sweep_avx2.cpp.
 #include <immintrin.h>
 
 #include "engine/mex_kernel.hpp"
@@ -11,15 +11,16 @@ namespace grundy::engine {
 // Clang has no GCC target pragma (the fuzz build, tests/fuzz, is clang's): the same attribute
 // on every function.
 #if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f,bmi"))), apply_to = function)
+#pragma clang attribute push(__attribute__((target("avx512f,bmi,bmi2"))), apply_to = function)
 #else
 #pragma GCC push_options
-#pragma GCC target("avx512f,bmi")
+#pragma GCC target("avx512f,bmi,bmi2")
 #endif
 namespace {
 
 #include "engine/mex_kernel_avx512.hpp"
 
+namespace flat {
 #define MEX_PROBE probe_first_word
 #define MEX_FINISH mex_finish_avx512
 #include "engine/sweep_cell_template.hpp"  // first: the tile sweep below uses it
@@ -27,12 +28,32 @@ namespace {
 #include "engine/tile_sweep_template.hpp"
 #undef MEX_PROBE
 #undef MEX_FINISH
+}  // namespace flat
+
+namespace lines {
+#define MEX_PROBE mex_probe_lines_avx512
+#define MEX_FINISH mex_finish_lines_avx512
+#include "engine/sweep_cell_template.hpp"  // first: the tile sweep below uses it
+
+#include "engine/tile_sweep_template.hpp"
+#undef MEX_PROBE
+#undef MEX_FINISH
+}  // namespace lines
 
 }  // namespace
 
 int64_t sweep_tile_avx512(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
                           uint32_t* out, bool lower_half) {
-    return sweep_tile_body(s, x0, x1, y0, y1, out, lower_half);
+    return flat::sweep_tile_body(s, x0, x1, y0, y1, out, lower_half);
+}
+
+int64_t sweep_tile_lines_avx512(TableState& s, uint64_t x0, uint64_t x1, uint64_t y0, uint64_t y1,
+                                uint32_t* out, bool lower_half) {
+    return lines::sweep_tile_body(s, x0, x1, y0, y1, out, lower_half);
+}
+
+uint64_t mex_lines_avx512(WindowView a, WindowView b, WindowView c, uint64_t lo) {
+    return mex_finish_lines_avx512(a, b, c, mex_probe_lines_avx512(a, b, c, lo));
 }
 #if defined(__clang__)
 #pragma clang attribute pop

@@ -1,7 +1,7 @@
-// Choosing, for one test, whether the portable and summary kernels run their BMI2 builds
-// (engine/sweep.hpp), so that the tests compare both builds on a CPU that has BMI2; and the
-// builds of every kernel as test parameters, a build this CPU cannot run being a visible skip
-// (GTEST_SKIP with its reason), never a silent pass.
+// Choosing, for one test, which builds the kernels run (engine/sweep.hpp), so that the tests
+// compare every build on a CPU that has the instructions; and the builds of every kernel as test
+// parameters, a build this CPU cannot run being a visible skip (GTEST_SKIP with its reason),
+// never a silent pass.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -13,34 +13,50 @@
 
 namespace grundy::testing {
 
-// Allows or forbids the BMI2 builds until it goes out of scope; then allows them again.
-class Bmi2Builds {
+// Limits the builds to `most` until it goes out of scope; then lifts the limit.
+class BuildLimit {
   public:
-    explicit Bmi2Builds(bool allowed) { engine::allow_bmi2_builds(allowed); }
-    ~Bmi2Builds() { engine::allow_bmi2_builds(true); }
-    Bmi2Builds(const Bmi2Builds&) = delete;
-    Bmi2Builds& operator=(const Bmi2Builds&) = delete;
+    explicit BuildLimit(engine::Build most) { engine::limit_builds(most); }
+    ~BuildLimit() { engine::limit_builds(engine::Build::Avx512); }
+    BuildLimit(const BuildLimit&) = delete;
+    BuildLimit& operator=(const BuildLimit&) = delete;
 };
 
-// One build of one kernel: the portable and summary kernels in their any-CPU and BMI2 builds,
-// the AVX kernels in their one build.
+// One build of one kernel: the portable kernel in its any-CPU and BMI2 builds, the summary
+// kernel in those and its AVX2 and AVX-512 ones, the flat AVX kernels in their one build.
 struct KernelBuild {
     MexKernel kernel;
-    bool bmi2;
+    engine::Build build;
 };
 
 inline const KernelBuild kKernelBuilds[] = {
-    {MexKernel::Portable, false}, {MexKernel::Portable, true}, {MexKernel::Summary, false},
-    {MexKernel::Summary, true},   {MexKernel::Avx2, false},    {MexKernel::Avx512, false},
+    {MexKernel::Portable, engine::Build::AnyCpu}, {MexKernel::Portable, engine::Build::Bmi2},
+    {MexKernel::Summary, engine::Build::AnyCpu},  {MexKernel::Summary, engine::Build::Bmi2},
+    {MexKernel::Summary, engine::Build::Avx2},    {MexKernel::Summary, engine::Build::Avx512},
+    {MexKernel::Avx2, engine::Build::Avx2},       {MexKernel::Avx512, engine::Build::Avx512},
 };
 
-// "portable", "summary_bmi2", ...: the test's name suffix.
+inline const char* build_name(engine::Build b) {
+    switch (b) {
+        case engine::Build::AnyCpu:
+            return "any_cpu";
+        case engine::Build::Bmi2:
+            return "bmi2";
+        case engine::Build::Avx2:
+            return "avx2";
+        case engine::Build::Avx512:
+            return "avx512";
+    }
+    return "?";
+}
+
+// "portable_any_cpu", "summary_avx2", "avx512_avx512", ...: the test's name suffix.
 inline std::string kernel_build_name(const ::testing::TestParamInfo<KernelBuild>& info) {
-    return std::string(mex_kernel_name(info.param.kernel)) + (info.param.bmi2 ? "_bmi2" : "");
+    return std::string(mex_kernel_name(info.param.kernel)) + "_" + build_name(info.param.build);
 }
 
 // A test of every kernel build: SetUp skips, with the reason, a build this CPU cannot run, and
-// otherwise selects it (Bmi2Builds) for the test's body.
+// otherwise selects it (engine::limit_builds) for the test's body.
 class EachKernelBuild : public ::testing::TestWithParam<KernelBuild> {
   protected:
     void SetUp() override {
@@ -48,14 +64,14 @@ class EachKernelBuild : public ::testing::TestWithParam<KernelBuild> {
         if (!mex_kernel_supported(b.kernel))
             GTEST_SKIP() << "this CPU lacks the instructions of the " << mex_kernel_name(b.kernel)
                          << " kernel";
-        // With the builds allowed, use_bmi2_builds() says whether the CPU has BMI1 and BMI2.
-        engine::allow_bmi2_builds(true);
-        if (b.bmi2 && !engine::use_bmi2_builds())
-            GTEST_SKIP() << "this CPU lacks BMI1/BMI2: the BMI2 build of the "
-                         << mex_kernel_name(b.kernel) << " kernel cannot run";
-        engine::allow_bmi2_builds(b.bmi2);
+        // With no limit, best_build() is the most this CPU runs.
+        engine::limit_builds(engine::Build::Avx512);
+        if (engine::best_build() < b.build)
+            GTEST_SKIP() << "this CPU cannot run the " << build_name(b.build) << " build of the "
+                         << mex_kernel_name(b.kernel) << " kernel";
+        engine::limit_builds(b.build);
     }
-    void TearDown() override { engine::allow_bmi2_builds(true); }
+    void TearDown() override { engine::limit_builds(engine::Build::Avx512); }
     MexKernel kernel() const { return GetParam().kernel; }
 };
 

@@ -204,18 +204,21 @@ TEST(WindowMemory, ThreadsTakeAndFreeEachOthersBlocks) {
     EXPECT_EQ(window_memory_stats().mapped_bytes, 0u);
 }
 
-// A window keeps the extra words of its block's size class as capacity.
+// A window keeps the extra lines of its block's size class as capacity (whole lines, with a
+// summary word per 64 lines and three).
 TEST(WindowMemory, WindowsUseTheirWholeBlock) {
     for (uint64_t words : {1u, 16u, 100u, 1000u, 5000u, 8000u, 70000u, 600000u}) {
         BitWindow w;
         w.open(0, words);
         EXPECT_GE(w.capacity, words);
+        EXPECT_EQ(w.capacity % kLineWords, 0u) << words;
         const uint64_t bytes = (w.capacity + w.full_words) * 8;
-        const uint64_t asked = std::max<uint64_t>(words, kMinWindowWords);
-        const uint64_t block = window_block_size((asked + asked / 64 + 3) * 8);
+        const uint64_t asked =
+            (std::max<uint64_t>(words, kMinWindowWords) + kLineWords - 1) / kLineWords * kLineWords;
+        const uint64_t block = window_block_size((asked + asked / 512 + 3) * 8);
         EXPECT_LE(bytes, block) << words;
-        const uint64_t more = w.capacity + 1;
-        EXPECT_GT((more + more / 64 + 3) * 8, block) << words;  // no room for one word more
+        const uint64_t more = w.capacity + kLineWords;
+        EXPECT_GT((more + more / 512 + 3) * 8, block) << words;  // no room for one line more
         EXPECT_EQ(w.close(), bytes);
     }
 }

@@ -18,8 +18,7 @@ void or_word(const BitWindow& win, uint64_t w, uint64_t bits) {
     const engine::WindowView v = win.view();
     uint64_t* word = v.word_ptr(w);
     *word |= bits;
-    if (*word == ~uint64_t{0})
-        *reinterpret_cast<uint64_t*>(v.full_origin + 8 * (w / 64)) |= uint64_t{1} << (w % 64);
+    if (*word == ~uint64_t{0}) v.note_full(w);
 }
 
 }  // namespace
@@ -52,9 +51,7 @@ void or_packed(BitWindow& win, const uint64_t* packed, uint64_t lo, uint64_t hi,
             if (!bits) continue;
             uint64_t* word = v.word_ptr(w);
             *word |= bits;
-            if (*word == ~uint64_t{0})
-                *reinterpret_cast<uint64_t*>(v.full_origin + 8 * (w / 64)) |= uint64_t{1}
-                                                                              << (w % 64);
+            if (*word == ~uint64_t{0}) v.note_full(w);
         }
         return;
     }

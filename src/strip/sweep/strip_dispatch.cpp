@@ -14,6 +14,8 @@ StripSweepFn select_strip_sweep(MexKernel kernel) {
         case MexKernel::Avx2:
             return sweep_strip_avx2;
         case MexKernel::Summary:
+            if (engine::best_build() == engine::Build::Avx512) return sweep_strip_lines_avx512;
+            if (engine::best_build() == engine::Build::Avx2) return sweep_strip_lines_avx2;
             return scalar.summary;
         default:
             return scalar.portable;

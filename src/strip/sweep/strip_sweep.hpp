@@ -44,10 +44,13 @@ extern const ScalarStripSweeps kBmi2StripSweeps;
 
 void sweep_strip_avx2(StripWindows&, const StripBatch&);
 void sweep_strip_avx512(StripWindows&, const StripBatch&);
+// The summary kernel's sweeps with a line of each window in vector registers.
+void sweep_strip_lines_avx2(StripWindows&, const StripBatch&);
+void sweep_strip_lines_avx512(StripWindows&, const StripBatch&);
 
 // The sweep for `kernel`, resolved as for tables (engine::resolve_mex_kernel: Auto is the best
-// kernel, an unsupported one throws grundy::Error); the scalar ones in the same build as the
-// table's (engine::use_bmi2_builds).
+// kernel, an unsupported one throws grundy::Error), in the same build as the table's
+// (engine::best_build).
 StripSweepFn select_strip_sweep(MexKernel kernel);
 
 }  // namespace grundy::strip
