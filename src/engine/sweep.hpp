@@ -28,8 +28,8 @@ extern const ScalarSweeps kBmi2Sweeps;
 
 // The builds, by the instructions they use. The scalar kernels run the BMI2 build where the CPU
 // has BMI1 and BMI2, and the summary kernel its AVX2 or AVX-512 build where the CPU has those
-// (with BMI1), unless limit_builds was called (the tests, to compare every build). The results
-// are the same; only the instructions differ.
+// too, unless limit_builds was called (the tests, to compare every build). The results are the
+// same; only the instructions differ.
 enum class Build { AnyCpu, Bmi2, Avx2, Avx512 };
 Build best_build();  // the most this CPU runs, within the limit
 void limit_builds(Build most);

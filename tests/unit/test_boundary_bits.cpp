@@ -16,16 +16,20 @@ namespace {
 constexpr uint64_t kGuard = 0x9e3779b97f4a7c15;
 
 // A window over the test's own storage, a guard word on each side of its words and summary,
-// so that a write outside them shows in every build (the window memory's slabs hide one).
+// so that a write outside them shows in every build (the window memory's slabs hide one). Laid
+// out as BitWindow lays out its own: from the floor's line, whole lines, a summary word per 64
+// lines and three.
 struct GuardedWindow {
     std::vector<uint64_t> storage;
     engine::BitWindow w;
 
-    GuardedWindow(uint64_t floor, uint64_t capacity) {
-        const uint64_t summary = capacity / 64 + 3;
+    GuardedWindow(uint64_t floor, uint64_t min_capacity) {
+        constexpr uint64_t kLine = engine::kLineWords;
+        const uint64_t capacity = (min_capacity + kLine - 1) / kLine * kLine;
+        const uint64_t summary = capacity / (64 * kLine) + 3;
         storage.assign(1 + capacity + summary + 1, 0);
         storage.front() = storage.back() = kGuard;
-        w.base = floor / 64;
+        w.base = floor / 64 / kLine * kLine;
         w.capacity = capacity;
         w.low = floor;
         w.full_words = summary;
@@ -40,9 +44,12 @@ struct GuardedWindow {
         w.words = storage.data() + 1;
         w.full = w.words + w.capacity;
         w.word_origin = reinterpret_cast<uintptr_t>(w.words) - 8 * w.base;
-        w.full_origin = reinterpret_cast<uintptr_t>(w.full) - 8 * (w.base / 64);
+        w.full_origin =
+            reinterpret_cast<uintptr_t>(w.full) - 8 * (w.base / engine::kLineWords / 64);
     }
     bool guards_intact() const { return storage.front() == kGuard && storage.back() == kGuard; }
+    // One past the largest value the window's storage holds.
+    uint64_t top() const { return (w.base + w.capacity) * 64; }
 };
 
 // Floors at a word's start and just past it, packings starting 1 and 2 values below them (a
@@ -74,7 +81,7 @@ TEST(BoundaryBits, PackedSetBelowTheFloorFillsOnlyTheWindow) {
 // low-water mark), some of its words full.
 GuardedWindow random_window(std::mt19937_64& rng, uint64_t floor, uint64_t capacity) {
     GuardedWindow g(floor, capacity);
-    const uint64_t top = (floor / 64 + capacity) * 64;
+    const uint64_t top = g.top();
     // Every value below `dense` is in the set; in half the windows none is, so that the
     // low-water mark often stays in the floor's word, above values never stored.
     const uint64_t dense = rng() % 2 ? floor : floor + rng() % (top - floor);
@@ -90,7 +97,7 @@ TEST(BoundaryBits, WordsAtATimeAgreeWithTheSetBitByBit) {
     for (int trial = 0; trial < 3000; ++trial) {
         const uint64_t floor = rng() % 3000, capacity = 8 + rng() % 24;
         GuardedWindow g = random_window(rng, floor, capacity);
-        const int64_t top = static_cast<int64_t>((floor / 64 + capacity) * 64);
+        const int64_t top = static_cast<int64_t>(g.top());
         const int64_t v = static_cast<int64_t>(floor) - 200 + static_cast<int64_t>(rng() % 400);
         if (v + 64 <= top) {
             uint64_t expect = 0;
