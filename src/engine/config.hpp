@@ -13,7 +13,7 @@ inline constexpr uint64_t kScanPadWords = 8;
 // is a multiple of it) and hold whole lines, so a vector kernel reads a line of each window with
 // one aligned load, and the summaries have a bit per line (bit_window.hpp).
 inline constexpr uint64_t kLineWords = 8;
-static_assert(kLineWords == 8, "note_full and rebuild_summary AND the eight words of a line");
+static_assert(kLineWords == 8, "line_full (bit_window.hpp) ANDs the eight words of a line");
 
 // Smallest allocation of a window, in words: below this, growing costs more than it saves.
 inline constexpr uint64_t kMinWindowWords = 16;

@@ -65,6 +65,12 @@ inline uint64_t mex_finish_portable(WindowView a, WindowView b, WindowView c, co
     return first_free(p.w + k, taken);
 }
 
+// The lines of summary word s that no one of the three windows has full: the candidates of the
+// two-level kernels.
+inline uint64_t open_lines(WindowView a, WindowView b, WindowView c, uint64_t s) {
+    return ~(a.full_summary(s) | b.full_summary(s) | c.full_summary(s));
+}
+
 // Two-level version: skips every line (8 words, 512 values) that is full in at least one of the
 // three windows using their summaries, and takes the union only of the lines full in none. Same
 // result as the flat scans (the tests compare them), a fraction of the reads in a large table.
@@ -77,8 +83,7 @@ inline MexProbe mex_probe_summary(WindowView a, WindowView b, WindowView c, uint
     // window reserves kScanPadWords words beyond that, and the summary covers one more line.
     const uint64_t next = p.w / kLineWords + 1;
     p.s = next / 64;
-    p.open = ~(a.full_summary(p.s) | b.full_summary(p.s) | c.full_summary(p.s)) &
-             (~uint64_t{0} << (next % 64));
+    p.open = open_lines(a, b, c, p.s) & (~uint64_t{0} << (next % 64));
     return p;
 }
 
@@ -102,7 +107,7 @@ inline uint64_t mex_finish_summary(WindowView a, WindowView b, WindowView c, con
             open &= open - 1;
         }
         ++s;
-        open = ~(a.full_summary(s) | b.full_summary(s) | c.full_summary(s));
+        open = open_lines(a, b, c, s);
     }
 }
 

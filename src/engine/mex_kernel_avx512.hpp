@@ -77,6 +77,6 @@ static inline uint64_t mex_finish_lines_avx512(WindowView a, WindowView b, Windo
             open &= open - 1;
         }
         ++s;
-        open = ~(a.full_summary(s) | b.full_summary(s) | c.full_summary(s));
+        open = open_lines(a, b, c, s);
     }
 }
