@@ -1,12 +1,15 @@
-// What a two-level mex scan reads, per computed cell (x >= y) of an N x N square, for two
+// What a two-level mex scan reads, per computed cell (x >= y) of an N x C table, for two
 // granularities of the summaries (docs/benchmarks.md, "A summary bit per line"): a summary bit per
 // 64-bit word (4096 values a summary word) and a bit per line of eight words (32768 values a
 // summary word, what src/engine/bit_window.hpp keeps). Independent of the library: full-width
 // bitsets per row, column and diagonal, each cell's lower bound the highest of its three
-// low-water marks, the table itself computed by the word scan. Slow (32768^2 takes minutes).
+// low-water marks, the table itself computed by the word scan. Slow (32768^2 takes minutes) and
+// large (the columns' sets: about 3 C^2 / 8 bytes).
 //
-// Usage: grundy_bench_scan_counts [N]  -> one line per granularity, then the loads a cell makes
-// counting three per probe, candidate and summary word crossed.
+// Usage: grundy_bench_scan_counts [N [C]]  (C defaults to N: a square) -> one line per
+// granularity with the loads a cell makes counting three per probe, candidate and summary word
+// crossed; then how many words lie from the lower bound's word to the mex's (0, 1, 2-3, 4-7, ...)
+// and in which word of its line a candidate line holds the mex.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -46,6 +49,7 @@ struct Set {
 
 struct Counts {
     double first = 0, candidates = 0, crossings = 0;
+    double mex_word_in_line[kLine] = {};  // lines only: the word of the candidate holding the mex
 };
 
 struct Cell {
@@ -85,34 +89,58 @@ void scan_lines(const Cell& cell, uint64_t lo, Counts& n) {
         if (cell.r.line_full(l) || cell.c.line_full(l) || cell.d.line_full(l)) continue;
         n.candidates += 1;
         for (uint64_t w = l * kLine; w < (l + 1) * kLine; ++w)
-            if (cell.word(w) != kAll) return;
+            if (cell.word(w) != kAll) {
+                n.mex_word_in_line[w - l * kLine] += 1;
+                return;
+            }
     }
 }
 
 }  // namespace
 
+// The words from the lower bound's word to the mex's, by class: 0, 1, 2-3, 4-7, ..., 2^8 and more.
+struct Distances {
+    double cells[10] = {};
+    void add(uint64_t words) {
+        const int k = words == 0 ? 0 : 64 - __builtin_clzll(words);
+        cells[std::min(k, 9)] += 1;
+    }
+};
+
+void print(const char* name, const Counts& k, double cells) {
+    std::printf(
+        "%s: mex in lo's %s %.3f, candidates %.3f, summary words crossed %.3f, loads %.2f\n", name,
+        name[0] == 'w' ? "word" : "line", k.first / cells, k.candidates / cells,
+        k.crossings / cells, 3 * (2 + (k.candidates + k.crossings) / cells));
+}
+
 int main(int argc, char** argv) {
     const uint64_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 0) : 4096;
-    if (n < 1 || n > (uint64_t{1} << 16)) {
-        std::fprintf(stderr, "grundy_bench_scan_counts: N must be 1..65536\n");
+    const uint64_t cols = argc > 2 ? std::strtoull(argv[2], nullptr, 0) : n;
+    const uint64_t values = cols + 2 * n + 64 * kLine;  // every value is below x + y + 1
+    if (n < 1 || cols < n || (2 * cols + n) / 8 * values > (uint64_t{16} << 30)) {
+        std::fprintf(stderr,
+                     "grundy_bench_scan_counts: want 1 <= N <= C with the sets in 16 GiB "
+                     "(about 3 C^2 / 8 bytes)\n");
         return 2;
     }
-    const uint64_t values = 3 * n + 64 * kLine;  // every value is below x + y + 1 <= 2n
-    std::vector<Set> columns(n, Set(values)), diagonals(2 * n, Set(values));
+    std::vector<Set> columns(cols, Set(values)), diagonals(cols + n, Set(values));
     Counts words, lines;
+    Distances distances;
     double cells = 0;
     for (uint64_t y = 0; y < n; ++y) {
         Set row(values);
-        for (uint64_t x = 0; x < n; ++x) {
+        for (uint64_t x = 0; x < cols; ++x) {
             Set& c = columns[x];
             Set& d = diagonals[x + n - y];
             const uint64_t lo = std::max({row.low, c.low, d.low});
             const Cell cell{row, c, d};
             Counts ignored;
-            const bool counted = x >= y;  // the cells a square computes; the rest are mirrors
+            const bool counted = x >= y;  // the cells a table computes; the rest are mirrors
             const uint64_t g = scan_words(cell, lo, counted ? words : ignored);
             if (counted) {
                 scan_lines(cell, lo, lines);
+                distances.add(g / 64 - lo / 64);
                 cells += 1;
             }
             row.insert(g);
@@ -120,15 +148,14 @@ int main(int argc, char** argv) {
             d.insert(g);
         }
     }
-    const auto print = [&](const char* name, const Counts& k) {
-        std::printf(
-            "%s: mex in lo's %s %.3f, candidates %.3f, summary words crossed %.3f, "
-            "loads %.2f\n",
-            name, name[0] == 'w' ? "word" : "line", k.first / cells, k.candidates / cells,
-            k.crossings / cells, 3 * (2 + (k.candidates + k.crossings) / cells));
-    };
-    std::printf("%llu^2, %.0f computed cells\n", static_cast<unsigned long long>(n), cells);
-    print("words", words);
-    print("lines", lines);
+    std::printf("%llu x %llu, %.0f computed cells\n", static_cast<unsigned long long>(n),
+                static_cast<unsigned long long>(cols), cells);
+    print("words", words, cells);
+    print("lines", lines, cells);
+    std::printf("words from lo's to the mex's (0, 1, 2-3, 4-7, ..., 256+):");
+    for (double d : distances.cells) std::printf(" %.3f", d / cells);
+    std::printf("\nthe mex's word in a candidate line (0..7):");
+    for (double w : lines.mex_word_in_line) std::printf(" %.3f", w / cells);
+    std::printf("\n");
     return 0;
 }
