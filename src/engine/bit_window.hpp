@@ -62,6 +62,8 @@ struct WindowView {
 // ORs whatever their bases. A summary bit per word instead (4096 values a summary word) crossed
 // 0.83 summary words a computed cell at 16384^2 and 3.3 at 65536^2, each crossing three
 // dependent loads: a cell cost 1.37 times as much at 65536^2 as at 16384^2 (docs/benchmarks.md).
+// Narrow shapes pay for it: a table of 2048 rows takes 15% more CPU than with word summaries, a
+// strip of 2048 rows 6% (the same guide, "Narrow tables and strips").
 struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows never share one
     uint64_t* words = nullptr;  // bit v of the set is bit v % 64 of words[v / 64 - base]
     uint64_t base = 0;          // index (in 64-bit words of the value line) of words[0], a line's
