@@ -96,8 +96,6 @@ void scan_lines(const Cell& cell, uint64_t lo, Counts& n) {
     }
 }
 
-}  // namespace
-
 // The words from the lower bound's word to the mex's, by class: 0, 1, 2-3, 4-7, ..., 2^8 and more.
 struct Distances {
     double cells[10] = {};
@@ -114,11 +112,15 @@ void print(const char* name, const Counts& k, double cells) {
         k.crossings / cells, 3 * (2 + (k.candidates + k.crossings) / cells));
 }
 
+}  // namespace
+
 int main(int argc, char** argv) {
     const uint64_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 0) : 4096;
     const uint64_t cols = argc > 2 ? std::strtoull(argv[2], nullptr, 0) : n;
     const uint64_t values = cols + 2 * n + 64 * kLine;  // every value is below x + y + 1
-    if (n < 1 || cols < n || (2 * cols + n) / 8 * values > (uint64_t{16} << 30)) {
+    // C below 2^24 first, so that the size cannot overflow.
+    if (n < 1 || cols < n || cols >= (uint64_t{1} << 24) ||
+        (2 * cols + n) / 8 * values > (uint64_t{16} << 30)) {
         std::fprintf(stderr,
                      "grundy_bench_scan_counts: want 1 <= N <= C with the sets in 16 GiB "
                      "(about 3 C^2 / 8 bytes)\n");
