@@ -155,13 +155,9 @@ struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows 
         low = (base + w) * 64 + static_cast<uint64_t>(__builtin_ctzll(free_bits));
     }
 
-  private:
+    // The layout's rules, public for a window laid over storage of its own (the tests' guarded
+    // windows). The first word of `word`'s line: a window's base.
     static uint64_t line_start(uint64_t word) { return word / kLineWords * kLineWords; }
-
-    void set_origins() {
-        word_origin = reinterpret_cast<uintptr_t>(words) - 8 * base;
-        full_origin = reinterpret_cast<uintptr_t>(full) - 8 * (base / kLineWords / 64);
-    }
 
     // Summary words that cover `capacity` words from any base: words [base, base + capacity)
     // fall in at most capacity / 512 + 2 summary words, plus one so that a scan may always read
@@ -173,6 +169,13 @@ struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows 
         return capacity / (kLineWords * 64) + 3;
     }
 
+    // The hot paths' origins, from words, full and base.
+    void set_origins() {
+        word_origin = reinterpret_cast<uintptr_t>(words) - 8 * base;
+        full_origin = reinterpret_cast<uintptr_t>(full) - 8 * (base / kLineWords / 64);
+    }
+
+  private:
     // Points words and full at a new zeroed block of at least `words_wanted` words and their
     // summary (the caller frees the old one). The block's size class may hold more words than
     // asked for: they become capacity rather than waste.

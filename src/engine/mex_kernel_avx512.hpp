@@ -28,10 +28,11 @@ static inline uint64_t mex_finish_avx512(WindowView a, WindowView b, WindowView 
 // a line on (bit_window.hpp), so the loads are aligned. The probe is the scalar one (the word of
 // lo, and the summary word of the next line) plus the union of lo's whole line: the mask of its
 // words after lo's that are not full (`rest`). Where lo's word holds the mex (18% of the cells of
-// a 16384^2 table, more in a strip of a few thousand rows) the finish is then a bit scan, as in
-// the scalar kernel: a probe of the line alone, the word read again in the finish, cost a strip of
-// 2048 rows 13% more CPU than the word summaries did; this one 4%. The finish takes a candidate
-// line's word from the register (vpcompressq): 4% less CPU at 16384^2 than reading it again.
+// a 16384^2 table, 12% at 2048 rows) the finish is then a bit scan, as in the scalar kernel: a
+// probe of the line alone, the word read again in the finish, cost a strip of 2048 rows 13% more
+// CPU than the word summaries did; this one 4-6% (docs/benchmarks.md, narrow tables and strips).
+// The finish takes a candidate line's word from the register (vpcompressq): 4% less CPU at 16384^2
+// than reading it again.
 static inline __m512i line_union_avx512(WindowView a, WindowView b, WindowView c, uint64_t line) {
     const uint64_t w = line * kLineWords;
     // 0xFE: the truth table of a | b | c.

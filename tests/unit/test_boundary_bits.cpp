@@ -17,19 +17,19 @@ constexpr uint64_t kGuard = 0x9e3779b97f4a7c15;
 
 // A window over the test's own storage, a guard word on each side of its words and summary,
 // so that a write outside them shows in every build (the window memory's slabs hide one). Laid
-// out as BitWindow lays out its own: from the floor's line, whole lines, a summary word per 64
-// lines and three.
+// out as BitWindow lays out its own (its line_start and summary_words_for): from the floor's
+// line, whole lines, then the summary.
 struct GuardedWindow {
     std::vector<uint64_t> storage;
     engine::BitWindow w;
 
     GuardedWindow(uint64_t floor, uint64_t min_capacity) {
-        constexpr uint64_t kLine = engine::kLineWords;
-        const uint64_t capacity = (min_capacity + kLine - 1) / kLine * kLine;
-        const uint64_t summary = capacity / (64 * kLine) + 3;
+        using engine::BitWindow;
+        const uint64_t capacity = BitWindow::line_start(min_capacity + engine::kLineWords - 1);
+        const uint64_t summary = BitWindow::summary_words_for(capacity);
         storage.assign(1 + capacity + summary + 1, 0);
         storage.front() = storage.back() = kGuard;
-        w.base = floor / 64 / kLine * kLine;
+        w.base = BitWindow::line_start(floor / 64);
         w.capacity = capacity;
         w.low = floor;
         w.full_words = summary;
@@ -43,9 +43,7 @@ struct GuardedWindow {
     void point_at_storage() {
         w.words = storage.data() + 1;
         w.full = w.words + w.capacity;
-        w.word_origin = reinterpret_cast<uintptr_t>(w.words) - 8 * w.base;
-        w.full_origin =
-            reinterpret_cast<uintptr_t>(w.full) - 8 * (w.base / engine::kLineWords / 64);
+        w.set_origins();
     }
     bool guards_intact() const { return storage.front() == kGuard && storage.back() == kGuard; }
     // One past the largest value the window's storage holds.
