@@ -10,6 +10,10 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define GRUNDY_RLE_VBMI2 1
+#endif
 
 namespace grundy::io {
 namespace {
@@ -66,6 +70,9 @@ inline size_t run_length(const uint8_t* p, size_t max, uint8_t v) {
 }
 
 constexpr int kTokens = 256 + kMaxRun + 1;
+
+// Places past the last token that tokenize may write: literals go 16 at a time, or 32.
+constexpr size_t kSpareTokens = 32;
 
 // The tokens, `per_put` to a write of the bits: the writer's position is a chain from one write
 // to the next, the tokens' bits are not. Made for each count, so that the inner loop unrolls,
@@ -147,15 +154,99 @@ void write_block(const Token* tokens, size_t count, std::array<uint32_t, kLitLen
     writer = w;
 }
 
+#ifdef GRUNDY_RLE_VBMI2
+// The windows of tokenize's parse on CPUs with AVX-512 VBMI2 (Ice Lake, Sapphire Rapids, Zen 4
+// and later): the same tokens, without walking the runs one at a time. The parse depends only
+// on the stretches of bytes equal to the one before them: a stretch of three or more is one run
+// (258 bytes at most: a longer one is cut there, and what is left is judged again as if a
+// stretch began there); a shorter stretch is literals, as is every byte that differs from the
+// one before. So a window's tokens are its bytes at the positions that start a token, packed
+// with one compress instruction, and then each run's first byte overwritten with its length.
+// The windows lie 64 bytes apart whatever the runs, so that the loads of one do not wait on the
+// parse of the one before: a run still going at a window's end is carried into the next one,
+// its token's place kept. Returns the position where the scalar tail takes over (a carried run
+// finished); `count` grows by the tokens written (a compress stores 32 values, so the tokens
+// keep 32 spare places).
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi,bmi2,popcnt,lzcnt"))) size_t
+parse_windows_vbmi2(const uint8_t* data, size_t i, size_t end, Token* tokens, size_t& count_out) {
+    constexpr size_t kLongest = kMaxRun;
+    size_t count = count_out;
+    bool carried = false;  // a run reaches into this window, its token at tokens[carried_at]
+    size_t carried_at = 0, carried_length = 0;
+    for (; i + 80 <= end; i += 64) {
+        const uint64_t eq =
+            _mm512_cmpeq_epi8_mask(_mm512_loadu_si512(data + i), _mm512_loadu_si512(data + i - 1));
+        const uint64_t high = _mm_cmpeq_epi8_mask(  // bits 64..79
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i + 64)),
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i + 63)));
+        unsigned from = 0;  // the window's first byte not in the carried run
+        if (carried) {
+            const size_t more = _tzcnt_u64(~eq);  // 64: the whole window
+            const size_t take = std::min(more, kLongest - carried_length);
+            carried_length += take;
+            if (more == 64 && carried_length < kLongest) continue;
+            tokens[carried_at] = static_cast<Token>(256 + carried_length);
+            carried = false;
+            from = static_cast<unsigned>(take);
+            if (from == 64) continue;
+        }
+        // Bytes before `from` are not this window's: a stretch begins at `from`.
+        const uint64_t mine = ~uint64_t{0} << from;
+        const uint64_t e = eq & mine;
+        const uint64_t three = e & (e >> 1 | high << 63) & (e >> 2 | high << 62);
+        const uint64_t in_long = three | three << 1 | three << 2;
+        const uint64_t run_starts = three & ~(e << 1);
+        const uint64_t token_starts = (~in_long | run_starts) & mine;
+        const size_t first = count;
+        const __m512i lo =
+            _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + i)));
+        const __m512i hi = _mm512_cvtepu8_epi16(
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + i + 32)));
+        const auto lo_mask = static_cast<__mmask32>(token_starts);
+        const auto hi_mask = static_cast<__mmask32>(token_starts >> 32);
+        _mm512_storeu_si512(tokens + count, _mm512_maskz_compress_epi16(lo_mask, lo));
+        count += static_cast<size_t>(_mm_popcnt_u32(lo_mask));
+        _mm512_storeu_si512(tokens + count, _mm512_maskz_compress_epi16(hi_mask, hi));
+        count += static_cast<size_t>(_mm_popcnt_u32(hi_mask));
+        // A run through the window's last byte starts after the last byte that differs.
+        const unsigned last = in_long >> 63 ? 64 - static_cast<unsigned>(_lzcnt_u64(~e)) : 64;
+        for (uint64_t m = _bzhi_u64(run_starts, last); m; m &= m - 1) {
+            const unsigned k = static_cast<unsigned>(_tzcnt_u64(m));
+            tokens[first + _mm_popcnt_u64(_bzhi_u64(token_starts, k))] =
+                static_cast<Token>(256 + _tzcnt_u64(~(e >> k)));
+        }
+        if (last < 64) {
+            carried = true;
+            carried_at = first + _mm_popcnt_u64(_bzhi_u64(token_starts, last));
+            carried_length = 64 - last;
+        }
+    }
+    if (carried) {  // finished past the windows (it repeats data[i - 1])
+        const size_t more =
+            run_length(data + i, std::min(kLongest - carried_length, end - i), data[i - 1]);
+        tokens[carried_at] = static_cast<Token>(256 + carried_length + more);
+        i += more;
+    }
+    count_out = count;
+    return i;
+}
+#endif
+
 // The greedy parse of data[start, end) into literals and runs of the byte before (what zlib's
 // Z_RLE does), with the count of each symbol. data[0] is a literal: nothing comes before it.
 // A run starts at j where p[j - 1] == p[j] == p[j + 1] == p[j + 2]. Built for AVX2 and AVX-512
 // CPUs as well: the same SSE2 code in VEX form (three operands, no register copies) with BMI's
 // bit scans, 2-4% faster on a 4096^2 table's high planes (build/grundy_bench_rle_deflate).
 GRUNDY_SIMD_CLONES size_t tokenize(const uint8_t* data, size_t start, size_t end, Token* tokens,
-                                   uint32_t* freq) {
+                                   uint32_t* freq, RleParser parser) {
     size_t count = 0, i = start == 0 ? 1 : start;
     if (start == 0) tokens[count++] = data[0];
+#ifdef GRUNDY_RLE_VBMI2
+    if (parser == RleParser::Best && rle_parser_has_vbmi2())
+        i = parse_windows_vbmi2(data, i, end, tokens, count);
+#else
+    (void)parser;
+#endif
 #ifdef __SSE2__
     // 64 positions a window: first which bytes equal the one before them (80 of them, so that a
     // run may start at any of the 64, and most runs end among them), then the window's runs one
@@ -241,11 +332,20 @@ GRUNDY_SIMD_CLONES size_t tokenize(const uint8_t* data, size_t start, size_t end
 
 }  // namespace
 
-std::vector<uint16_t> rle_parse(const uint8_t* data, size_t start, size_t end) {
+bool rle_parser_has_vbmi2() {
+#ifdef GRUNDY_RLE_VBMI2
+    static const bool vbmi2 = __builtin_cpu_supports("avx512vbmi2");
+    return vbmi2;
+#else
+    return false;
+#endif
+}
+
+std::vector<uint16_t> rle_parse(const uint8_t* data, size_t start, size_t end, RleParser parser) {
     if (end <= start) return {};
-    std::vector<Token> tokens(end - start + 16);
+    std::vector<Token> tokens(end - start + kSpareTokens);
     std::array<uint32_t, kLitLenSymbols> freq{};
-    tokens.resize(tokenize(data, start, end, tokens.data(), freq.data()));
+    tokens.resize(tokenize(data, start, end, tokens.data(), freq.data(), parser));
     return tokens;
 }
 
@@ -261,14 +361,14 @@ void rle_deflate(const uint8_t* data, size_t n, std::vector<uint8_t>& out) {
     thread_local std::vector<uint8_t> scratch;
     thread_local std::vector<Token> tokens;
     if (scratch.size() < n * 2 + blocks * 600 + 16) scratch.resize(n * 2 + blocks * 600 + 16);
-    // Room for 16 literals written at once past the last token (tokenize).
-    if (tokens.size() < std::min(n, kRleBlockBytes) + 16)
-        tokens.resize(std::min(n, kRleBlockBytes) + 16);
+    if (tokens.size() < std::min(n, kRleBlockBytes) + kSpareTokens)
+        tokens.resize(std::min(n, kRleBlockBytes) + kSpareTokens);
     BitWriter w(scratch.data());
     for (size_t start = 0; start < n; start += kRleBlockBytes) {
         const size_t end = std::min(n, start + kRleBlockBytes);
         std::array<uint32_t, kLitLenSymbols> freq{};
-        const size_t count = tokenize(data, start, end, tokens.data(), freq.data());
+        const size_t count =
+            tokenize(data, start, end, tokens.data(), freq.data(), RleParser::Best);
         write_block(tokens.data(), count, freq, end == n, w);
     }
     out.insert(out.end(), scratch.data(), w.finish());

@@ -19,11 +19,17 @@ namespace grundy::io {
 // ones, say).
 void rle_deflate(const uint8_t* data, size_t n, std::vector<uint8_t>& out);
 
+// Which code finds the parse: the best this CPU has (AVX-512 VBMI2 where rle_parser_has_vbmi2)
+// or the one for any x86-64. Both give the same tokens.
+enum class RleParser { Best, Portable };
+bool rle_parser_has_vbmi2();
+
 // The parse the encoder writes for data[start, end) (start: where a block begins; data[0]
 // before it is what a run at `start` repeats): literals 0-255 and runs of the byte before,
 // 256 + length (3..258), found greedily, as zlib's Z_RLE does. For tests, which check it against
 // a parse of their own.
-std::vector<uint16_t> rle_parse(const uint8_t* data, size_t start, size_t end);
+std::vector<uint16_t> rle_parse(const uint8_t* data, size_t start, size_t end,
+                                RleParser parser = RleParser::Best);
 
 // Bytes of input per block: each block gets its own codes, which follow the values' mix as it
 // changes along a plane. Larger blocks compress the high byte planes worse, smaller ones

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <random>
 #include <thread>
 #include <utility>
@@ -88,11 +89,13 @@ std::vector<uint16_t> slow_parse(const std::vector<uint8_t>& d, size_t start, si
 }
 
 // Runs of 1 to 300 bytes at every offset from the 64-byte windows the encoder looks at, among
-// random bytes and among a few values (as in the high planes), from the start of the data and
-// from inside it, with ends at every distance from the last window.
-TEST(RleDeflate, ParseIsTheGreedyOne) {
+// random bytes, among a few values (as in the high planes) and of one value throughout (runs cut
+// at 258 bytes, anywhere in a window), from the start of the data and from inside it, with ends
+// at every distance from the last window. Both parsers: the portable one, and the AVX-512 VBMI2
+// one where the CPU has it (else Best is the portable one again).
+void expect_greedy_parse(RleParser parser) {
     std::mt19937 rng(11);
-    for (const int values : {256, 3}) {
+    for (const int values : {256, 3, 1}) {
         for (int round = 0; round < 40; ++round) {
             std::vector<uint8_t> d;
             while (d.size() < 5000) {
@@ -104,11 +107,17 @@ TEST(RleDeflate, ParseIsTheGreedyOne) {
             }
             for (const size_t start : {size_t{0}, size_t{1 + rng() % 200}}) {
                 const size_t end = start + rng() % (d.size() - start);
-                ASSERT_EQ(rle_parse(d.data(), start, end), slow_parse(d, start, end))
+                ASSERT_EQ(rle_parse(d.data(), start, end, parser), slow_parse(d, start, end))
                     << values << " values, round " << round << ", [" << start << ", " << end << ")";
             }
         }
     }
+}
+
+TEST(RleDeflate, ParseIsTheGreedyOne) {
+    expect_greedy_parse(RleParser::Portable);
+    expect_greedy_parse(RleParser::Best);
+    if (!rle_parser_has_vbmi2()) std::printf("(no AVX-512 VBMI2 here: one parser tested)\n");
 }
 
 TEST(RleDeflate, RunsOfEveryLength) {
