@@ -84,7 +84,8 @@ void expect_near(const view::BlockStats& got, const view::BlockStats& want, cons
 }
 
 TEST(ViewPyramid, SinkBuildsTheBlockStatisticsOfTheDefinition) {
-    for (const uint32_t tile : {64u, 24u}) {  // 24: tiles that share blocks
+    // 512: rows of 32 whole blocks, summed sixteen at a time; 24: tiles that share blocks.
+    for (const uint32_t tile : {512u, 64u, 24u}) {
         NullSink discard;
         view::PyramidSink sink(discard);
         EngineOptions o;
