@@ -175,18 +175,31 @@ struct alignas(64) BitWindow {  // one cache line each, so neighbouring windows 
         full_origin = reinterpret_cast<uintptr_t>(full) - 8 * (base / kLineWords / 64);
     }
 
-  private:
-    // Points words and full at a new zeroed block of at least `words_wanted` words and their
-    // summary (the caller frees the old one). The block's size class may hold more words than
-    // asked for: they become capacity rather than waste.
-    void allocate(uint64_t words_wanted) {
-        const uint64_t lines = (words_wanted + kLineWords - 1) / kLineWords * kLineWords;
-        const uint64_t block = window_block_size((lines + summary_words_for(lines)) * 8);
-        // About the most whole lines whose summary fits too.
+    // The block (its size class, in bytes) of a window asked to hold `words` words: whole
+    // lines and their summary. Public for the memory estimate (state_estimate.cpp), as is the
+    // next.
+    static uint64_t block_for(uint64_t words) {
+        const uint64_t lines = (words + kLineWords - 1) / kLineWords * kLineWords;
+        return window_block_size((lines + summary_words_for(lines)) * 8);
+    }
+
+    // The capacity a window gets from a block of `block` bytes: the most whole lines whose
+    // summary fits beside them. The size class may hold more words than were asked for: they
+    // become capacity rather than waste.
+    static uint64_t capacity_of_block(uint64_t block) {
         uint64_t fit = line_start((block / 8 - 3) * 512 / 513);
         while ((fit + summary_words_for(fit)) * 8 > block) fit -= kLineWords;
         while ((fit + kLineWords + summary_words_for(fit + kLineWords)) * 8 <= block)
             fit += kLineWords;
+        return fit;
+    }
+
+  private:
+    // Points words and full at a new zeroed block of at least `words_wanted` words and their
+    // summary (the caller frees the old one).
+    void allocate(uint64_t words_wanted) {
+        const uint64_t block = block_for(words_wanted);
+        const uint64_t fit = capacity_of_block(block);
         const uint64_t summary = summary_words_for(fit);
         auto* p = static_cast<uint64_t*>(allocate_window_block(block));
         std::memset(p, 0, (fit + summary) * 8);

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/bit_window.hpp"
 #include "engine/config.hpp"
 #include "engine/tile_grid.hpp"
 #include "engine/window_memory.hpp"
@@ -57,18 +58,15 @@ int64_t above(int64_t a, int64_t b) {
 }
 
 // The words BitWindow::allocate makes of a block for `words` words (the block's size class
-// less its summary, a word per 512 words and three), and the block of a window of `capacity`
-// words.
+// less its summary), and the block of a window of `capacity` words: the window's own rules.
 double block_capacity(double words) {
-    words = std::ceil(words / engine::kLineWords) * engine::kLineWords;
-    const auto block = static_cast<double>(
-        engine::window_block_size(static_cast<uint64_t>((words + words / 512 + 3) * 8)));
-    return std::floor((block / 8 - 3) * 512 / 513 / engine::kLineWords) * engine::kLineWords;
+    const auto want = static_cast<uint64_t>(std::ceil(words));
+    return static_cast<double>(
+        engine::BitWindow::capacity_of_block(engine::BitWindow::block_for(want)));
 }
 double block_bytes(double capacity) {
-    capacity = std::ceil(capacity / engine::kLineWords) * engine::kLineWords;
     return static_cast<double>(
-        engine::window_block_size(static_cast<uint64_t>((capacity + capacity / 512 + 3) * 8)));
+        engine::BitWindow::block_for(static_cast<uint64_t>(std::ceil(capacity))));
 }
 
 // The capacity in words of a window opened at `floor` with `initial` words, now holding [low,
@@ -78,8 +76,8 @@ double block_bytes(double capacity) {
 // on average part of the way between two growths. A window starts at a line and holds whole
 // lines, so its first word is that of its floor's or its mark's line.
 double window_words(int64_t low, int64_t top, int64_t floor, double initial) {
-    const auto line_start = [](int64_t v) {
-        return static_cast<double>(v / 64 / engine::kLineWords * engine::kLineWords);
+    const auto line_start = [](int64_t v) {  // of value v >= 0
+        return static_cast<double>(engine::BitWindow::line_start(static_cast<uint64_t>(v) / 64));
     };
     const double last = static_cast<double>(top / 64) + kScanPadWords;
     const double need = last - line_start(low) + 1;
