@@ -161,13 +161,26 @@ void write_block(const Token* tokens, size_t count, std::array<uint32_t, kLitLen
 // (258 bytes at most: a longer one is cut there, and what is left is judged again as if a
 // stretch began there); a shorter stretch is literals, as is every byte that differs from the
 // one before. So a window's tokens are its bytes at the positions that start a token, packed
-// with one compress instruction, and then each run's first byte overwritten with its length.
+// with one compress instruction, in which the lanes of the runs' first bytes then take the runs'
+// lengths: where the runs end less where they start, both positions packed the same way.
 // The windows lie 64 bytes apart whatever the runs, so that the loads of one do not wait on the
 // parse of the one before: a run still going at a window's end is carried into the next one,
 // its token's place kept. Returns the position where the scalar tail takes over (a carried run
 // finished); `count` grows by the tokens written (a compress stores 32 values, so the tokens
 // keep 32 spare places).
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi,bmi2,popcnt,lzcnt"))) size_t
+alignas(64) constexpr std::array<uint8_t, 64> kByteIndex = [] {
+    std::array<uint8_t, 64> a{};
+    for (int k = 0; k < 64; ++k) a[k] = static_cast<uint8_t>(k);
+    return a;
+}();
+alignas(64) constexpr std::array<uint16_t, 32> kWordIndex = [] {
+    std::array<uint16_t, 32> a{};
+    for (int k = 0; k < 32; ++k) a[k] = static_cast<uint16_t>(k);
+    return a;
+}();
+
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi,bmi2,popcnt,lzcnt")))
+size_t
 parse_windows_vbmi2(const uint8_t* data, size_t i, size_t end, Token* tokens, size_t& count_out) {
     constexpr size_t kLongest = kMaxRun;
     size_t count = count_out;
@@ -198,22 +211,32 @@ parse_windows_vbmi2(const uint8_t* data, size_t i, size_t end, Token* tokens, si
         const uint64_t run_starts = three & ~(e << 1);
         const uint64_t token_starts = (~in_long | run_starts) & mine;
         const size_t first = count;
-        const __m512i lo =
-            _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + i)));
-        const __m512i hi = _mm512_cvtepu8_epi16(
-            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + i + 32)));
-        const auto lo_mask = static_cast<__mmask32>(token_starts);
-        const auto hi_mask = static_cast<__mmask32>(token_starts >> 32);
-        _mm512_storeu_si512(tokens + count, _mm512_maskz_compress_epi16(lo_mask, lo));
-        count += static_cast<size_t>(_mm_popcnt_u32(lo_mask));
-        _mm512_storeu_si512(tokens + count, _mm512_maskz_compress_epi16(hi_mask, hi));
-        count += static_cast<size_t>(_mm_popcnt_u32(hi_mask));
-        // A run through the window's last byte starts after the last byte that differs.
+        // A run through the window's last byte starts after the last byte that differs; every
+        // run before it ends in the window, at the first byte after it that differs.
         const unsigned last = in_long >> 63 ? 64 - static_cast<unsigned>(_lzcnt_u64(~e)) : 64;
-        for (uint64_t m = _bzhi_u64(run_starts, last); m; m &= m - 1) {
-            const unsigned k = static_cast<unsigned>(_tzcnt_u64(m));
-            tokens[first + _mm_popcnt_u64(_bzhi_u64(token_starts, k))] =
-                static_cast<Token>(256 + _tzcnt_u64(~(e >> k)));
+        const uint64_t runs = _bzhi_u64(run_starts, last);
+        const uint64_t ends = ~e & in_long << 1;  // as many as runs, in the same order
+        const __m512i index = _mm512_load_si512(kByteIndex.data());
+        const __m512i lengths = _mm512_sub_epi8(_mm512_maskz_compress_epi8(ends, index),
+                                                _mm512_maskz_compress_epi8(runs, index));
+        // Each half: its bytes at the positions that start tokens, packed, then the lanes that
+        // hold runs' first bytes given the runs' lengths (the next of them, widened to 16 bits).
+        const __m512i words = _mm512_load_si512(kWordIndex.data());
+        const __m512i run = _mm512_set1_epi16(256);
+        unsigned done = 0;  // runs of the halves before
+        for (int half = 0; half < 2; ++half) {
+            const auto starts = static_cast<__mmask32>(token_starts >> 32 * half);
+            const uint64_t half_runs = runs >> 32 * half & 0xFFFFFFFF;
+            const __m512i bytes = _mm512_cvtepu8_epi16(
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + i + 32 * half)));
+            const __m512i next_lengths = _mm512_maskz_permutexvar_epi8(
+                0x5555555555555555ULL, _mm512_add_epi16(words, _mm512_set1_epi16(done)), lengths);
+            const __m512i tokens_of_half = _mm512_mask_expand_epi16(
+                _mm512_maskz_compress_epi16(starts, bytes), _pext_u32(half_runs, starts),
+                _mm512_add_epi16(next_lengths, run));
+            _mm512_storeu_si512(tokens + count, tokens_of_half);
+            count += static_cast<size_t>(_mm_popcnt_u32(starts));
+            done += static_cast<unsigned>(_mm_popcnt_u64(half_runs));
         }
         if (last < 64) {
             carried = true;
@@ -334,7 +357,8 @@ GRUNDY_SIMD_CLONES size_t tokenize(const uint8_t* data, size_t start, size_t end
 
 bool rle_parser_has_vbmi2() {
 #ifdef GRUNDY_RLE_VBMI2
-    static const bool vbmi2 = __builtin_cpu_supports("avx512vbmi2");
+    static const bool vbmi2 =
+        __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2");
     return vbmi2;
 #else
     return false;
