@@ -331,8 +331,18 @@ def test_save_killed_midway_leaves_the_older_checkpoint(tmp_path):
     wait_for(lambda: sum(n.startswith(f"ck.rank{r}.") and n.endswith(".tmp")
                          for n in checkpoint_files(tmp_path) for r in (0, 1)) == 2,
              60, "the next save's parts, both half written")
-    os.killpg(job.pid, signal.SIGKILL)  # mpirun and every rank, in the middle of the save
+    # Every rank and mpirun, in the middle of the save. The ranks are killed by their own pids:
+    # in process groups of their own, they outlive a killed mpirun by about a second, long
+    # enough to finish the save (its parts in place, the manifest, the older parts removed)
+    # while --resume below already runs from the older one.
+    for pid in rank_pids(tmp_path):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    os.killpg(job.pid, signal.SIGKILL)
     job.communicate(timeout=60)
+    no_rank_outlives(tmp_path)
     assert manifest_column(ck) == first, "the manifest of the interrupted save was written"
     left = checkpoint_files(tmp_path)
     assert f"ck.rank0.{first}" in left and f"ck.rank1.{first}" in left, left
