@@ -39,6 +39,11 @@ class TileSink {
     // in place (the HDF5 writer, the pyramid) spares that copy, and one that reads no values
     // (NullSink) does nothing.
     virtual void consume_transpose(const TileView& source);
+    // A square table's tile and its mirror together (the engine's call for every mirrored
+    // tile of a square table): by default consume(tile), then consume_transpose(tile). A sink
+    // that reads both from one pass over the values (the pyramid) overrides it, and hands a
+    // sink behind it the pair the same way.
+    virtual void consume_with_transpose(const TileView& tile);
     // True once the sink cannot store more tiles (its disk is full): the engine then stops
     // after the tiles in flight, as when EngineOptions::cancel is set (EngineStats::cancelled),
     // and the sink says why. Polled before every tile, from any thread.
@@ -67,6 +72,7 @@ class NullSink final : public TileSink {
   public:
     void consume(const TileView&) override {}
     void consume_transpose(const TileView&) override {}
+    void consume_with_transpose(const TileView&) override {}
 };
 
 }  // namespace grundy

@@ -9,4 +9,9 @@ void TileSink::consume_transpose(const TileView& source) {
                      base::transposed(source.values, source.width, source.height)});
 }
 
+void TileSink::consume_with_transpose(const TileView& tile) {
+    consume(tile);
+    consume_transpose(tile);
+}
+
 }  // namespace grundy

@@ -130,15 +130,18 @@ class TileWork {
         }
         // Done with its tile on the diagonal, a column is only read above it (mirrored).
         if (on_diagonal) counters.note_bytes(-engine::close_columns(state_, r.x0, r.x1));
-        finish(r, buffer, replay);
-        if (!grid_.mirrored(j, i)) return;
-        const TileRegion m = grid_.region(j, i);
-        if (symmetric) {
-            // The mirror's values are only the sink's, which reads them from the tile: a
-            // replayed mirror touches no set and is not stored again.
-            if (!replay) sink_.consume_transpose(TileView{r.x0, r.y0, width(r), height(r), buffer});
-            return account(m, replay);
+        const bool mirrored = grid_.mirrored(j, i);
+        if (symmetric && mirrored) {
+            // The mirror's values are only the sink's, which reads them from the tile, with the
+            // tile itself: a replayed mirror touches no set and is not stored again.
+            if (!replay)
+                sink_.consume_with_transpose(TileView{r.x0, r.y0, width(r), height(r), buffer});
+            account(r, replay);
+            return account(grid_.region(j, i), replay);
         }
+        finish(r, buffer, replay);
+        if (!mirrored) return;
+        const TileRegion m = grid_.region(j, i);
         base::transpose_tile(buffer, width(r), height(r), mirror);
         // fill_tile's inserts, checked: the mirror of a stored tile is as suspect.
         counters.note_bytes(replay

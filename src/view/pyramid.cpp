@@ -114,4 +114,9 @@ void PyramidSink::consume_transpose(const TileView& source) {
     next_.consume_transpose(source);
 }
 
+void PyramidSink::consume_with_transpose(const TileView& tile) {
+    builder_->add_with_transpose(tile.x0, tile.y0, tile.values, tile.width, tile.height);
+    next_.consume_with_transpose(tile);
+}
+
 }  // namespace grundy::view

@@ -69,6 +69,10 @@ class PyramidBuilder {
     // Adds the transpose of `source` (w wide and h high, row-major) as the rectangle of h
     // columns and w rows at (x0, y0), the same way, reading `source` as it lies.
     void add_transpose(uint64_t x0, uint64_t y0, const uint32_t* source, uint64_t w, uint64_t h);
+    // add(x0, y0, w, h, values, w) and add_transpose(y0, x0, values, w, h) together, the same
+    // statistics from one pass over `values` (a square table's tile and its mirror).
+    void add_with_transpose(uint64_t x0, uint64_t y0, const uint32_t* values, uint64_t w,
+                            uint64_t h);
     // The base level (the P-positions' shares from Wythoff's formula: the values say the same
     // for a right table) and the levels above, on `threads` OpenMP threads. Streamed, the file
     // is completed instead, and the levels, dropped as they were written, are in it only: the
@@ -77,6 +81,8 @@ class PyramidBuilder {
     uint64_t rows_written() const;  // base rows streamed so far (tests)
 
   private:
+    class RowBlocks;     // a rectangle of whole blocks, a band of rows at a time
+    class ColumnBlocks;  // the same for a transpose, from its source
     // Where add_rows adds: block (bx, by) at (by - by0) * stride + bx - bx0.
     struct SumsView {
         uint64_t* g;
@@ -139,6 +145,7 @@ class PyramidSink final : public TileSink {
     void begin(const TableShape& shape) override;
     void consume(const TileView& tile) override;
     void consume_transpose(const TileView& source) override;
+    void consume_with_transpose(const TileView& tile) override;
     bool stop_requested() const override { return next_.stop_requested(); }
     Pyramid finish(int threads = 1) { return builder_->finish(threads); }
     uint64_t rows_written() const { return builder_ ? builder_->rows_written() : 0; }  // tests

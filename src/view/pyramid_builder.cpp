@@ -231,73 +231,149 @@ bool PyramidBuilder::whole_blocks(uint64_t x0, uint64_t y0, uint64_t width, uint
            (height % kBase == 0 || y0 + height == rows_);
 }
 
+// The statistics of a rectangle of whole blocks (add), made a band of kBase rows at a time
+// from sums kept only for the band's row of blocks.
+class PyramidBuilder::RowBlocks {
+  public:
+    RowBlocks(PyramidBuilder& builder, uint64_t x0, uint64_t y0, uint64_t width, uint64_t height)
+        : b_(builder),
+          x0_(x0),
+          y0_(y0),
+          width_(width),
+          height_(height),
+          bx0_(x0 >> kPyramidBase),
+          across_(pyramid_blocks(width, kPyramidBase)),
+          g_(across_),
+          scaled_(across_),
+          sample_(across_),
+          p_count_(across_ * pyramid_blocks(height, kPyramidBase)) {
+        // The rectangle's P-positions at once: a_n costs an integer square root.
+        b_.count_p_positions(x0, x0 + width, y0, y0 + height, p_count_.data(), across_);
+    }
+    // The band from row y (a block edge), whose first row is at `values`.
+    void add_band(uint64_t y, const uint32_t* values, uint64_t stride) {
+        const uint64_t by = y >> kPyramidBase, h = std::min(kBase, y0_ + height_ - y);
+        const uint32_t* p = p_count_.data() + (y - y0_) / kBase * across_;
+        std::fill(g_.begin(), g_.end(), 0);
+        std::fill(scaled_.begin(), scaled_.end(), 0.0);
+        b_.add_rows(x0_, y, width_, h, values, stride,
+                    {g_.data(), scaled_.data(), sample_.data(), bx0_, by, across_});
+        for (uint64_t i = 0; i < across_; ++i)
+            b_.blocks_[by * b_.width_ + bx0_ + i] =
+                b_.stats(bx0_ + i, by, g_[i], scaled_[i], sample_[i], p[i]);
+    }
+
+  private:
+    PyramidBuilder& b_;
+    uint64_t x0_, y0_, width_, height_, bx0_, across_;
+    std::vector<uint64_t> g_;
+    std::vector<double> scaled_;
+    std::vector<uint32_t> sample_, p_count_;
+};
+
+// The statistics of the transpose of a source w wide and h high (add_transpose), a rectangle of
+// whole blocks at (x0, y0), from the source as it lies. The transpose's row y = y0 + i within
+// a block is column i of the source within a band of kBase rows: each band's column sums are
+// the sums of the transpose's row segments, so no transpose is made.
+class PyramidBuilder::ColumnBlocks {
+  public:
+    ColumnBlocks(PyramidBuilder& builder, uint64_t x0, uint64_t y0, const uint32_t* source,
+                 uint64_t w, uint64_t h)
+        : b_(builder),
+          x0_(x0),
+          y0_(y0),
+          source_(source),
+          w_(w),
+          h_(h),
+          across_(pyramid_blocks(h, kPyramidBase)),
+          down_(pyramid_blocks(w, kPyramidBase)),
+          g_(across_ * down_),
+          column_(w),
+          scaled_(across_ * down_),
+          inv_(w),
+          share_(w),
+          p_count_(across_ * down_) {
+        b_.count_p_positions(x0, x0 + h, y0, y0 + w, p_count_.data(), across_);
+        for (uint64_t i = 0; i < w; ++i) {
+            const uint64_t y = y0 + i;
+            inv_[i] = y ? 1.0 / (3.0 * static_cast<double>(y)) : 0.0;
+        }
+    }
+    // Source rows a kBase ..: the transpose's block column a.
+    void add_band(uint64_t a) {
+        const uint64_t j0 = a * kBase, n = std::min(kBase, h_ - j0);
+        column_sums(source_ + j0 * w_, w_, n, column_.data());
+        row_shares(column_.data(), w_, x0_ + j0, n, y0_, inv_.data(), share_.data());
+        // Each block's rows in order, as add() adds them: the same sums, bit for bit. The
+        // blocks down the column interleaved, so that no block's additions wait on each other.
+        for (uint64_t r = 0; r < kBase; ++r)
+            for (uint64_t d = 0; d < down_ && d * kBase + r < w_; ++d) {
+                g_[d * across_ + a] += column_[d * kBase + r];
+                scaled_[d * across_ + a] += share_[d * kBase + r];
+            }
+    }
+    // Once every band is in: the blocks' statistics.
+    void finish() {
+        const uint64_t bx0 = x0_ >> kPyramidBase, by0 = y0_ >> kPyramidBase;
+        for (uint64_t d = 0; d < down_; ++d)
+            for (uint64_t a = 0; a < across_; ++a) {
+                // The block's first cell, (x0 + a kBase, y0 + d kBase): source row a kBase,
+                // column d kBase.
+                const uint32_t sample = source_[a * kBase * w_ + d * kBase];
+                const uint64_t b = d * across_ + a;
+                b_.blocks_[(by0 + d) * b_.width_ + bx0 + a] =
+                    b_.stats(bx0 + a, by0 + d, g_[b], scaled_[b], sample, p_count_[b]);
+            }
+    }
+
+  private:
+    PyramidBuilder& b_;
+    uint64_t x0_, y0_;
+    const uint32_t* source_;
+    uint64_t w_, h_, across_, down_;
+    std::vector<uint64_t> g_, column_;
+    std::vector<double> scaled_, inv_, share_;
+    std::vector<uint32_t> p_count_;
+};
+
 void PyramidBuilder::add(uint64_t x0, uint64_t y0, uint64_t width, uint64_t height,
                          const uint32_t* values, uint64_t stride) {
     if (!whole_blocks(x0, y0, width, height))
         return add_shared(x0, y0, width, height, values, stride);
-    // Whole blocks: each row of them summed, then made into statistics in place.
-    const uint64_t bx0 = x0 >> kPyramidBase, across = pyramid_blocks(width, kPyramidBase);
-    std::vector<uint64_t> g(across);
-    std::vector<double> scaled(across);
-    std::vector<uint32_t> sample(across);
-    // The rectangle's P-positions at once: a_n costs an integer square root.
-    std::vector<uint32_t> p_count(across * pyramid_blocks(height, kPyramidBase));
-    count_p_positions(x0, x0 + width, y0, y0 + height, p_count.data(), across);
-    for (uint64_t y = y0; y < y0 + height; y += kBase) {
-        const uint64_t by = y >> kPyramidBase, h = std::min(kBase, y0 + height - y);
-        const uint32_t* p = p_count.data() + (y - y0) / kBase * across;
-        std::fill(g.begin(), g.end(), 0);
-        std::fill(scaled.begin(), scaled.end(), 0.0);
-        add_rows(x0, y, width, h, values + (y - y0) * stride, stride,
-                 {g.data(), scaled.data(), sample.data(), bx0, by, across});
-        for (uint64_t i = 0; i < across; ++i)
-            blocks_[by * width_ + bx0 + i] = stats(bx0 + i, by, g[i], scaled[i], sample[i], p[i]);
-    }
+    RowBlocks blocks(*this, x0, y0, width, height);
+    for (uint64_t y = y0; y < y0 + height; y += kBase)
+        blocks.add_band(y, values + (y - y0) * stride, stride);
     rows_added(y0, width, height);
 }
 
-// The transpose's row y = y0 + i within a block is column i of `source` within a band of
-// kBase rows: each band's column sums are the sums of the transpose's row segments, so the
-// blocks' statistics come from the source as it lies, without the transpose.
 void PyramidBuilder::add_transpose(uint64_t x0, uint64_t y0, const uint32_t* source, uint64_t w,
                                    uint64_t h) {
     const uint64_t width = h, height = w;  // the transpose's
-    if (!whole_blocks(x0, y0, width, height)) {
+    if (!whole_blocks(x0, y0, width, height))
         return add(x0, y0, width, height, base::transposed(source, w, h), width);
-    }
-    const uint64_t bx0 = x0 >> kPyramidBase, by0 = y0 >> kPyramidBase;
-    const uint64_t across = pyramid_blocks(width, kPyramidBase);
-    const uint64_t down = pyramid_blocks(height, kPyramidBase);
-    std::vector<uint64_t> g(across * down), column(w);
-    std::vector<double> scaled(across * down), inv(w), share(w);
-    std::vector<uint32_t> p_count(across * down);
-    count_p_positions(x0, x0 + width, y0, y0 + height, p_count.data(), across);
-    for (uint64_t i = 0; i < w; ++i) {
-        const uint64_t y = y0 + i;
-        inv[i] = y ? 1.0 / (3.0 * static_cast<double>(y)) : 0.0;
-    }
-    for (uint64_t a = 0; a < across; ++a) {  // source rows a kBase .. : block column a
-        const uint64_t j0 = a * kBase, n = std::min(kBase, h - j0);
-        column_sums(source + j0 * w, w, n, column.data());
-        row_shares(column.data(), w, x0 + j0, n, y0, inv.data(), share.data());
-        // Each block's rows in order, as add() adds them: the same sums, bit for bit. The
-        // blocks down the column interleaved, so that no block's additions wait on each other.
-        for (uint64_t r = 0; r < kBase; ++r)
-            for (uint64_t d = 0; d < down && d * kBase + r < w; ++d) {
-                g[d * across + a] += column[d * kBase + r];
-                scaled[d * across + a] += share[d * kBase + r];
-            }
-    }
-    for (uint64_t d = 0; d < down; ++d)
-        for (uint64_t a = 0; a < across; ++a) {
-            // The block's first cell, (x0 + a kBase, y0 + d kBase): source row a kBase, column
-            // d kBase.
-            const uint32_t sample = source[a * kBase * w + d * kBase];
-            const uint64_t b = d * across + a;
-            blocks_[(by0 + d) * width_ + bx0 + a] =
-                stats(bx0 + a, by0 + d, g[b], scaled[b], sample, p_count[b]);
-        }
+    ColumnBlocks blocks(*this, x0, y0, source, w, h);
+    for (uint64_t a = 0; a * kBase < h; ++a) blocks.add_band(a);
+    blocks.finish();
     rows_added(y0, width, height);
+}
+
+// Both from the same bands: the second reads each band of kBase rows (32 KiB in a tile of 512)
+// from the first-level cache, where two passes read the whole tile twice.
+void PyramidBuilder::add_with_transpose(uint64_t x0, uint64_t y0, const uint32_t* values,
+                                        uint64_t w, uint64_t h) {
+    if (!whole_blocks(x0, y0, w, h) || !whole_blocks(y0, x0, h, w)) {
+        add(x0, y0, w, h, values, w);
+        return add_transpose(y0, x0, values, w, h);
+    }
+    RowBlocks rows(*this, x0, y0, w, h);
+    ColumnBlocks columns(*this, y0, x0, values, w, h);
+    for (uint64_t a = 0; a * kBase < h; ++a) {
+        rows.add_band(y0 + a * kBase, values + a * kBase * w, w);
+        columns.add_band(a);
+    }
+    columns.finish();
+    rows_added(y0, w, h);
+    rows_added(x0, h, w);
 }
 
 // Table-wide sums for the rectangles that share blocks (tiles of a side that is not a multiple
