@@ -173,6 +173,17 @@ def rank_pids(folder):
     return sorted(pids)
 
 
+def signal_ranks(folder, sig):
+    """Sends `sig` to every live rank of the job in `folder` by its pid (the ranks live in
+    process groups of their own, which mpirun's does not reach); a rank that has just ended is
+    passed over."""
+    for pid in rank_pids(folder):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+
+
 def no_rank_outlives(folder):
     """After mpirun has ended: every rank ends too (a rank left running would go on writing
     the checkpoint under the next run); waits on that, a loaded machine reaping them slowly."""
@@ -231,8 +242,7 @@ def test_sigterm_to_every_rank_checkpoints_and_resumes(single, tmp_path):
     # checkpoint of the second block shows: the parts saved at the end of the next block (the
     # signal cuts the sleep short) then hold other rows than a fresh run would give each rank.
     wait_for(lambda: manifest_starts(ck)[1:2] >= [50], 60, "rows cut again", job)
-    for pid in rank_pids(tmp_path):
-        os.kill(pid, signal.SIGTERM)
+    signal_ranks(tmp_path, signal.SIGTERM)
     _, err = job.communicate(timeout=120)
     assert job.returncode == 75, err
     no_rank_outlives(tmp_path)
@@ -335,11 +345,7 @@ def test_save_killed_midway_leaves_the_older_checkpoint(tmp_path):
     # in process groups of their own, they outlive a killed mpirun by about a second, long
     # enough to finish the save (its parts in place, the manifest, the older parts removed)
     # while --resume below already runs from the older one.
-    for pid in rank_pids(tmp_path):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+    signal_ranks(tmp_path, signal.SIGKILL)
     os.killpg(job.pid, signal.SIGKILL)
     job.communicate(timeout=60)
     no_rank_outlives(tmp_path)
