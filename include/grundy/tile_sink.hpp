@@ -41,8 +41,7 @@ class TileSink {
     virtual void consume_transpose(const TileView& source);
     // A square table's tile and its mirror together (the engine's call for every mirrored
     // tile of a square table): by default consume(tile), then consume_transpose(tile). A sink
-    // that reads both from one pass over the values (the pyramid) overrides it, and hands a
-    // sink behind it the pair the same way.
+    // that reads both from one pass over the values (the pyramid) overrides it.
     virtual void consume_with_transpose(const TileView& tile);
     // True once the sink cannot store more tiles (its disk is full): the engine then stops
     // after the tiles in flight, as when EngineOptions::cancel is set (EngineStats::cancelled),
