@@ -100,7 +100,7 @@ std::optional<Pyramid> load_pyramid(const Hdf5TableReader& table) {
 }
 
 void PyramidSink::begin(const TableShape& shape) {
-    builder_ = std::make_unique<PyramidBuilder>(shape.rows, shape.cols, path_);
+    builder_ = std::make_unique<PyramidBuilder>(shape.rows, shape.cols, path_, shape.tile);
     next_.begin(shape);
 }
 

@@ -19,10 +19,10 @@
 #include <utility>
 #include <vector>
 
-#include "base/big_memory.hpp"
 #include "grundy/tile_sink.hpp"
 #include "io/pyramid_file.hpp"
 #include "io/pyramid_reader.hpp"
+#include "view/base_pages.hpp"
 #include "view/colouring.hpp"
 
 namespace grundy {
@@ -45,7 +45,8 @@ int top_level(uint64_t rows, uint64_t cols);
 // levels alone), in bytes. Built from rectangles of whole blocks (`whole_blocks`: tiles whose
 // side is a multiple of 16, and grundy view's bands), it takes no more than its levels; written
 // while it is built (`streamed`, grundy compute), no more than its base level, as the levels
-// above are dropped as they are written.
+// above are dropped as they are written: a bound, as runs hold only the base's rows still to
+// be written (view/base_pages.hpp: a third to a half of it for a square table).
 uint64_t pyramid_build_bytes(uint64_t rows, uint64_t cols, bool whole_blocks,
                              bool streamed = false);
 uint64_t pyramid_loaded_bytes(uint64_t rows, uint64_t cols);
@@ -59,7 +60,10 @@ class PyramidBuilder {
     // With a `stream_path`, the pyramid is written there while it is built
     // (view/pyramid_stream.hpp): each row of blocks once its cells have all been added, the rest
     // by finish(). Throws grundy::Error when PATH.tmp cannot be made.
-    PyramidBuilder(uint64_t rows, uint64_t cols, const std::string& stream_path = {});
+    // Streamed, rectangles that are tiles of a grid of `tile` cells (and their mirrors) keep
+    // only the blocks of rows still to be written (view/base_pages.hpp); 0: any rectangles.
+    PyramidBuilder(uint64_t rows, uint64_t cols, const std::string& stream_path = {},
+                   uint64_t tile = 0);
     ~PyramidBuilder();
     // Adds the cells of a rectangle, row-major with `stride` values per row. Rectangles whose
     // edges lie on block edges (or the table's) may be added concurrently without a lock, and
@@ -79,6 +83,7 @@ class PyramidBuilder {
     // Pyramid returned holds none. Once only.
     Pyramid finish(int threads = 1);
     uint64_t rows_written() const;  // base rows streamed so far (tests)
+    uint64_t pages_held() const { return pages_ ? pages_->pages_held() : 0; }  // tests
 
   private:
     class RowBlocks;     // a rectangle of whole blocks, a band of rows at a time
@@ -111,13 +116,14 @@ class PyramidBuilder {
     // to the stream, if any.
     void rows_added(uint64_t y0, uint64_t width, uint64_t height);
     int top() const;  // the highest level
+    // Blocks (bx0 + i, by) of the base level for i < n, each `made(i)`, a page's run at a time
+    // (pyramid_builder.cpp).
+    template <typename Made>
+    void put_blocks(uint64_t bx0, uint64_t by, uint64_t n, const Made& made);
     uint64_t rows_, cols_, width_, height_;
-    // The base level: in base_.blocks, or streamed in pages of their own that nobody touches
-    // before the engine's threads write them (zeroing 16 MiB of blocks before the run starts,
-    // at 16384^2, took one thread 40-55 ms while the others waited); blocks_ is where.
+    // The base level: in base_.blocks, or streamed in pages_ (base_ then only its shape).
     PyramidLevel base_;
-    std::unique_ptr<base::SmallPageBlock> streamed_base_;
-    BlockStats* blocks_ = nullptr;
+    std::unique_ptr<BasePages> pages_;
     std::unique_ptr<PyramidStream> stream_;
     std::unique_ptr<SharedSums> shared_;
     std::mutex shared_mutex_;
@@ -149,6 +155,7 @@ class PyramidSink final : public TileSink {
     bool stop_requested() const override { return next_.stop_requested(); }
     Pyramid finish(int threads = 1) { return builder_->finish(threads); }
     uint64_t rows_written() const { return builder_ ? builder_->rows_written() : 0; }  // tests
+    uint64_t pages_held() const { return builder_ ? builder_->pages_held() : 0; }      // tests
 
   private:
     TileSink& next_;

@@ -131,7 +131,8 @@ ColdPositions first_pair_at(uint64_t v) {
 
 }  // namespace
 
-PyramidBuilder::PyramidBuilder(uint64_t rows, uint64_t cols, const std::string& stream_path)
+PyramidBuilder::PyramidBuilder(uint64_t rows, uint64_t cols, const std::string& stream_path,
+                               uint64_t tile)
     : rows_(rows),
       cols_(cols),
       width_(pyramid_blocks(cols, kPyramidBase)),
@@ -139,12 +140,24 @@ PyramidBuilder::PyramidBuilder(uint64_t rows, uint64_t cols, const std::string& 
       base_(PyramidLevel::of(kPyramidBase, rows, cols)) {
     if (stream_path.empty()) {
         base_.blocks.resize(width_ * height_);
-        blocks_ = base_.blocks.data();
         return;
     }
-    streamed_base_ = std::make_unique<base::SmallPageBlock>(width_ * height_ * sizeof(BlockStats));
-    blocks_ = static_cast<BlockStats*>(streamed_base_->data());
-    stream_ = std::make_unique<PyramidStream>(stream_path, rows_, cols_, top(), base_, blocks_);
+    pages_ = std::make_unique<BasePages>(width_, height_, tile % kBase == 0 ? tile / kBase : 0);
+    stream_ = std::make_unique<PyramidStream>(stream_path, rows_, cols_, top(), base_, *pages_);
+}
+
+// Streamed, a run of blocks ends at its page's end (a tile's edge): a tile's row of blocks is
+// one run, so its page is found once per row rather than once per block (two divisions each).
+template <typename Made>
+void PyramidBuilder::put_blocks(uint64_t bx0, uint64_t by, uint64_t n, const Made& made) {
+    for (uint64_t i = 0; i < n;) {
+        const BasePages::Span s =
+            pages_ ? pages_->span(bx0 + i, by)
+                   : BasePages::Span{&base_.blocks[by * width_ + bx0 + i], width_ - bx0 - i};
+        const uint64_t k = std::min(s.room, n - i);
+        for (uint64_t t = 0; t < k; ++t) s.blocks[t] = made(i + t);
+        i += k;
+    }
 }
 
 PyramidBuilder::~PyramidBuilder() = default;
@@ -258,9 +271,9 @@ class PyramidBuilder::RowBlocks {
         std::fill(scaled_.begin(), scaled_.end(), 0.0);
         b_.add_rows(x0_, y, width_, h, values, stride,
                     {g_.data(), scaled_.data(), sample_.data(), bx0_, by, across_});
-        for (uint64_t i = 0; i < across_; ++i)
-            b_.blocks_[by * b_.width_ + bx0_ + i] =
-                b_.stats(bx0_ + i, by, g_[i], scaled_[i], sample_[i], p[i]);
+        b_.put_blocks(bx0_, by, across_, [&](uint64_t i) {
+            return b_.stats(bx0_ + i, by, g_[i], scaled_[i], sample_[i], p[i]);
+        });
     }
 
   private:
@@ -316,14 +329,13 @@ class PyramidBuilder::ColumnBlocks {
     void finish() {
         const uint64_t bx0 = x0_ >> kPyramidBase, by0 = y0_ >> kPyramidBase;
         for (uint64_t d = 0; d < down_; ++d)
-            for (uint64_t a = 0; a < across_; ++a) {
+            b_.put_blocks(bx0, by0 + d, across_, [&](uint64_t a) {
                 // The block's first cell, (x0 + a kBase, y0 + d kBase): source row a kBase,
                 // column d kBase.
                 const uint32_t sample = source_[a * kBase * w_ + d * kBase];
                 const uint64_t b = d * across_ + a;
-                b_.blocks_[(by0 + d) * b_.width_ + bx0 + a] =
-                    b_.stats(bx0 + a, by0 + d, g_[b], scaled_[b], sample, p_count_[b]);
-            }
+                return b_.stats(bx0 + a, by0 + d, g_[b], scaled_[b], sample, p_count_[b]);
+            });
     }
 
   private:
@@ -405,8 +417,10 @@ Pyramid PyramidBuilder::finish(int threads) {
         count_p_positions(0, cols_, 0, rows_, p_count.data(), width_);
         for (uint64_t i = 0; i < width_ * height_; ++i)
             if (s.touched[i])
-                blocks_[i] =
-                    stats(i % width_, i / width_, s.g[i], s.scaled[i], s.sample[i], p_count[i]);
+                put_blocks(i % width_, i / width_, 1, [&](uint64_t) {
+                    return stats(i % width_, i / width_, s.g[i], s.scaled[i], s.sample[i],
+                                 p_count[i]);
+                });
         shared_.reset();
     }
     Pyramid p;
@@ -416,7 +430,7 @@ Pyramid PyramidBuilder::finish(int threads) {
         // The file completed; the levels went to it and are not kept.
         stream_->finish();
         stream_.reset();
-        streamed_base_.reset();
+        pages_.reset();
         return p;
     }
     p.levels.push_back(std::move(base_));

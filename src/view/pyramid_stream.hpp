@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "io/pyramid_file.hpp"
+#include "view/base_pages.hpp"
 
 namespace grundy::view {
 
@@ -28,10 +29,10 @@ void reduce_rows(const PyramidLevel& below, const BlockStats* below_blocks, uint
 class PyramidStream {
   public:
     // The levels kPyramidBase..top of a rows x cols table to PATH (io::PyramidFileWriter), the
-    // base level (of the shape of `base`) read from `blocks` as its rows are done. Throws
-    // grundy::Error when the file cannot be made.
+    // base level (of the shape of `base`) read from `pages` as its rows are done, and their
+    // pages dropped. Throws grundy::Error when the file cannot be made.
     PyramidStream(const std::string& path, uint64_t rows, uint64_t cols, int top,
-                  const PyramidLevel& base, const BlockStats* blocks);
+                  const PyramidLevel& base, BasePages& pages);
 
     // The cells of rows [y0, y0 + height) x `width` columns have their blocks' statistics in
     // the base level; each base row is written when it has them all. From any thread.
@@ -45,15 +46,15 @@ class PyramidStream {
     void write_done_rows();
     static void drop_rows(PyramidLevel& level, uint64_t& first, uint64_t until);
     uint64_t rows_, cols_;
-    const PyramidLevel& base_;  // the shape
-    const BlockStats* base_blocks_;
+    BasePages& pages_;
     std::vector<std::atomic<uint64_t>> left_;  // cells of each base row still to come
     mutable std::mutex mutex_;                 // guards the members below
     bool finishing_ = false;                   // every base row counts as done
     std::vector<uint64_t> written_;            // rows written, per level from the base up
-    // The levels above the base, each holding only its rows from first_ on that the level
-    // above has yet to be made from: a few rows, where whole they were a third of the base.
-    std::vector<PyramidLevel> upper_;
+    // Every level, the base first, each holding only its rows from first_ on that the level
+    // above has yet to be made from: a few rows, where whole the levels above the base were a
+    // third of it.
+    std::vector<PyramidLevel> held_;
     std::vector<uint64_t> first_;
     // Last, so that it goes first: its thread may still be writing rows of upper_.
     io::PyramidFileWriter file_;

@@ -10,11 +10,13 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "grundy/engine.hpp"
 #include "grundy/error.hpp"
 #include "grundy/memory_table.hpp"
 #include "support/scratch_dir.hpp"
+#include "view/base_pages.hpp"
 #include "view/pyramid.hpp"
 
 namespace grundy::testing {
@@ -38,16 +40,22 @@ class WatchingSink final : public TileSink {
     uint64_t tiles() const { return tiles_.load(); }
     // The tiles come by the first time a row had been written (0: none before the end).
     uint64_t first_written_at() const { return first_.load(); }
+    // The most pages of the base level the pyramid's sink held as a tile came.
+    uint64_t most_pages_held() const { return most_pages_.load(); }
 
   private:
     void seen() {
         const uint64_t n = ++tiles_;
         uint64_t none = 0;
         if (sink_ && sink_->rows_written() > 0) first_.compare_exchange_strong(none, n);
+        const uint64_t held = sink_ ? sink_->pages_held() : 0;
+        uint64_t most = most_pages_.load();
+        while (held > most && !most_pages_.compare_exchange_weak(most, held)) {
+        }
     }
     MemoryTable& next_;
     const view::PyramidSink* sink_ = nullptr;
-    std::atomic<uint64_t> tiles_{0}, first_{0};
+    std::atomic<uint64_t> tiles_{0}, first_{0}, most_pages_{0};
 };
 
 void expect_same_blocks(const view::Pyramid& got, const view::Pyramid& want,
@@ -126,6 +134,64 @@ TEST(ViewPyramidStream, WrittenAsTheTableIsComputedAndTheSameAsSaved) {
         ASSERT_TRUE(reread.has_value()) << what;
         expect_same_blocks(*reread, *read, what + ", saved whole");
     }
+}
+
+// A square table's mirrors fill blocks of rows whose own tiles come later, but the pages of rows
+// written go. At the middle band the pages held are its mirrors in every band below, 16 x 16
+// pages of 32 x 32, and the tiles of at most two bands being swept (8 tile rows each on two
+// threads; 440 pages seen), where all were held to the end; and the file is the same.
+TEST(ViewPyramidStream, HoldsTheBaseOnlyUntilItsRowsAreWritten) {
+    ScratchDir dir;
+    const std::string path = dir / "t.h5.pyramid";
+    EngineOptions o;
+    o.rows = o.cols = 4096;
+    o.threads = 2;
+    o.tile = 128;  // pages of 8 x 8 blocks, 32 x 32 of them
+    MemoryTable table;
+    WatchingSink watcher(table);
+    view::PyramidSink sink(watcher, path);
+    watcher.watch(&sink);
+    compute_table(o, sink);
+    const uint64_t pages = 32 * 32;
+    EXPECT_GT(watcher.most_pages_held(), 16u * 16);
+    EXPECT_LE(watcher.most_pages_held(), pages / 4 + 2 * 8 * 32);
+    sink.finish(2);
+    EXPECT_EQ(sink.pages_held(), 0u);
+    view::PyramidBuilder whole(o.rows, o.cols);
+    whole.add(0, 0, o.cols, o.rows, table.values().data(), o.cols);
+    const view::Pyramid want = whole.finish(2);
+    const std::optional<view::Pyramid> read =
+        io::read_pyramid(path, o.rows, o.cols, want.levels.back().level);
+    ASSERT_TRUE(read.has_value());
+    expect_same_blocks(*read, want, "4096 x 4096, tiles of 128");
+}
+
+// The pages themselves: blocks where they were written, zeros in pages never made (a run
+// stopped early), and only the pages below a row dropped.
+TEST(ViewBasePages, RowsFromPagesAndPagesDroppedBelowARow) {
+    view::BasePages pages(10, 7, 4);  // 3 x 2 pages, the last column and row of pages cut short
+    for (uint64_t by = 0; by < 7; ++by)
+        for (uint64_t bx = 0; bx < 10; ++bx)
+            if (!(bx >= 4 && bx < 8 && by >= 4))
+                pages.span(bx, by).blocks->sample = uint32_t(by * 10 + bx);
+    EXPECT_EQ(pages.pages_held(), 5u);
+    EXPECT_EQ(pages.span(1, 2).room, 3u);               // to the page's end
+    EXPECT_EQ(pages.span(9, 6).room, 1u);               // to the table's
+    EXPECT_EQ(pages.span(1, 2).blocks[2].sample, 23u);  // block (3, 2)
+    std::vector<view::BlockStats> rows(3 * 10);
+    pages.copy_rows(3, 3, rows.data());
+    for (uint64_t r = 0; r < 3; ++r)
+        for (uint64_t bx = 0; bx < 10; ++bx) {
+            const uint64_t by = 3 + r;
+            const uint32_t want = bx >= 4 && bx < 8 && by >= 4 ? 0 : uint32_t(by * 10 + bx);
+            EXPECT_EQ(rows[r * 10 + bx].sample, want) << bx << ", " << by;
+        }
+    pages.drop_below(3);  // rows 0..2 written: page row 0 (rows 0..3) still has row 3 to come
+    EXPECT_EQ(pages.pages_held(), 5u);
+    pages.drop_below(4);
+    EXPECT_EQ(pages.pages_held(), 2u);
+    pages.drop_below(7);  // the last page row, cut short at row 7
+    EXPECT_EQ(pages.pages_held(), 0u);
 }
 
 // A run stopped before its end (a signal, a full disk) never finishes its pyramid: the file
