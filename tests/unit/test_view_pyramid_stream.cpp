@@ -58,6 +58,16 @@ class WatchingSink final : public TileSink {
     std::atomic<uint64_t> tiles_{0}, first_{0}, most_pages_{0};
 };
 
+// A run of rows x cols on two threads, in tiles of `tile` (0: the default).
+EngineOptions two_threads(uint64_t rows, uint64_t cols, uint32_t tile) {
+    EngineOptions o;
+    o.rows = rows;
+    o.cols = cols;
+    o.threads = 2;
+    o.tile = tile;
+    return o;
+}
+
 void expect_same_blocks(const view::Pyramid& got, const view::Pyramid& want,
                         const std::string& what) {
     ASSERT_EQ(got.levels.size(), want.levels.size()) << what;
@@ -86,11 +96,7 @@ TEST(ViewPyramidStream, WrittenAsTheTableIsComputedAndTheSameAsSaved) {
                                  ", tiles of " + std::to_string(c.tile);
         ScratchDir dir;
         const std::string path = dir / "t.h5.pyramid";
-        EngineOptions o;
-        o.rows = c.rows;
-        o.cols = c.cols;
-        o.threads = 2;
-        o.tile = c.tile;
+        const EngineOptions o = two_threads(c.rows, c.cols, c.tile);
         MemoryTable table;
         WatchingSink watcher(table);
         view::PyramidSink sink(watcher, path);
@@ -143,10 +149,7 @@ TEST(ViewPyramidStream, WrittenAsTheTableIsComputedAndTheSameAsSaved) {
 TEST(ViewPyramidStream, HoldsTheBaseOnlyUntilItsRowsAreWritten) {
     ScratchDir dir;
     const std::string path = dir / "t.h5.pyramid";
-    EngineOptions o;
-    o.rows = o.cols = 4096;
-    o.threads = 2;
-    o.tile = 128;  // pages of 8 x 8 blocks, 32 x 32 of them
+    const EngineOptions o = two_threads(4096, 4096, 128);  // pages of 8 x 8 blocks, 32 x 32
     MemoryTable table;
     WatchingSink watcher(table);
     view::PyramidSink sink(watcher, path);
@@ -200,13 +203,9 @@ TEST(ViewPyramidStream, UnfinishedLeavesNoFile) {
     ScratchDir dir;
     const std::string path = dir / "t.h5.pyramid";
     {
-        EngineOptions o;
-        o.rows = o.cols = 1000;
-        o.threads = 2;
-        o.tile = 64;
         NullSink discard;
         view::PyramidSink sink(discard, path);
-        compute_table(o, sink);
+        compute_table(two_threads(1000, 1000, 64), sink);
         EXPECT_TRUE(std::filesystem::exists(path + ".tmp"));
     }
     EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
@@ -217,12 +216,9 @@ TEST(ViewPyramidStream, UnfinishedLeavesNoFile) {
 // with the reason.
 TEST(ViewPyramidStream, AFileThatCannotBeMadeStopsTheRunAtOnce) {
     ScratchDir dir;
-    EngineOptions o;
-    o.rows = o.cols = 300;
-    o.threads = 2;
     NullSink discard;
     view::PyramidSink sink(discard, dir / "missing/t.h5.pyramid");
-    EXPECT_THROW(compute_table(o, sink), Error);
+    EXPECT_THROW(compute_table(two_threads(300, 300, 0), sink), Error);
 }
 
 }  // namespace
