@@ -56,7 +56,8 @@ class PyramidStream {
     // third of it.
     std::vector<PyramidLevel> held_;
     std::vector<uint64_t> first_;
-    // Last, so that it goes first: its thread may still be writing rows of upper_.
+    // Last, so that it goes first: its thread, which writes copies of the rows handed to it,
+    // is stopped before anything else of the stream goes.
     io::PyramidFileWriter file_;
 };
 
