@@ -28,22 +28,6 @@ libdeflate_decompressor* thread_decompressor() {
     return d.get();
 }
 
-struct CompressorDeleter {
-    void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
-};
-
-// One compressor per thread and level: allocating one costs more than compressing a chunk.
-libdeflate_compressor* compressor_for(int level) {
-    thread_local std::unique_ptr<libdeflate_compressor, CompressorDeleter> compressor;
-    thread_local int compressor_level = -1;
-    if (!compressor || compressor_level != level) {
-        compressor.reset(libdeflate_alloc_compressor(level));
-        if (!compressor) throw std::bad_alloc();
-        compressor_level = level;
-    }
-    return compressor.get();
-}
-
 // One row of a tile into a chunk: values narrowed to two bytes, or split into byte planes.
 // Per row, through GRUNDY_SIMD_CLONES: built for any x86-64 these loops took 3.9 instructions
 // per value (callgrind, 8192^2 with output), with AVX2 well under one.
@@ -90,89 +74,89 @@ void lay_row(const uint32_t* src, uint32_t width, uint32_t j, uint32_t chunk_col
     }
 }
 
-// Lays the tile out as a full chunk (lay_row). Only edge tiles need the zeros that pad them to
-// the chunk.
-template <typename T>
-void layout(const TileView& tile, uint32_t chunk_rows, uint32_t chunk_cols, bool shuffle,
-            uint8_t* dst) {
-    const uint64_t n = uint64_t{chunk_rows} * chunk_cols;
-    if (tile.width != chunk_cols || tile.height != chunk_rows) std::memset(dst, 0, n * sizeof(T));
-    for (uint32_t j = 0; j < tile.height; ++j)
-        lay_row<T>(tile.values + uint64_t{j} * tile.width, tile.width, j, chunk_cols, n, shuffle,
-                   dst);
+// Rows j0..j1-1 of the tile's chunk, or with `transposed` of its transpose's (the tile's columns
+// j0..j1-1), each as wide as the tile's (its transpose's) rows: the tile's own rows, or made in
+// a buffer of the thread, a strip at a time, that stays in the first-level cache.
+const uint32_t* chunk_rows_of(const TileView& tile, bool transposed, uint32_t j0, uint32_t j1) {
+    if (!transposed) return tile.values + uint64_t{j0} * tile.width;
+    thread_local std::vector<uint32_t> rows;
+    rows.resize(uint64_t{j1 - j0} * tile.height);
+    base::transpose_columns(tile.values, tile.width, tile.height, j0, j1, rows.data());
+    return rows.data();
 }
 
-// The same for the transpose of `source`, whose rows are its columns: a strip of them at a time
-// through a buffer that stays in the first-level cache, never the whole transpose.
+// Lays the tile out as a full chunk (lay_row), a strip of rows at a time. Only edge tiles need
+// the zeros that pad them to the chunk.
 template <typename T>
-void layout_transpose(const TileView& source, uint32_t chunk_rows, uint32_t chunk_cols,
-                      bool shuffle, uint8_t* dst) {
+void layout(const TileView& tile, bool transposed, uint32_t chunk_rows, uint32_t chunk_cols,
+            bool shuffle, uint8_t* dst) {
     const uint64_t n = uint64_t{chunk_rows} * chunk_cols;
-    const uint32_t width = source.height, height = source.width;  // the transpose's
+    const uint32_t width = transposed ? tile.height : tile.width;
+    const uint32_t height = transposed ? tile.width : tile.height;
     if (width != chunk_cols || height != chunk_rows) std::memset(dst, 0, n * sizeof(T));
-    thread_local std::vector<uint32_t> strip;
-    strip.resize(base::kTransposeStrip * width);
     for (uint32_t j0 = 0; j0 < height; j0 += base::kTransposeStrip) {
         const uint32_t j1 = std::min<uint32_t>(height, j0 + base::kTransposeStrip);
-        base::transpose_columns(source.values, source.width, source.height, j0, j1, strip.data());
+        const uint32_t* rows = chunk_rows_of(tile, transposed, j0, j1);
         for (uint32_t j = j0; j < j1; ++j)
-            lay_row<T>(strip.data() + uint64_t{j - j0} * width, width, j, chunk_cols, n, shuffle,
-                       dst);
+            lay_row<T>(rows + uint64_t{j - j0} * width, width, j, chunk_cols, n, shuffle, dst);
     }
 }
 
 // The tile's chunk, or with `transposed` its transpose's, laid out as above.
 void lay_out(const TileView& tile, bool transposed, uint32_t chunk_rows, uint32_t chunk_cols,
              unsigned value_bytes, bool shuffle, uint8_t* dst) {
-    if (value_bytes == 2)
-        (transposed ? layout_transpose<uint16_t> : layout<uint16_t>)(tile, chunk_rows, chunk_cols,
-                                                                     shuffle, dst);
-    else
-        (transposed ? layout_transpose<uint32_t> : layout<uint32_t>)(tile, chunk_rows, chunk_cols,
-                                                                     shuffle, dst);
+    (value_bytes == 2 ? layout<uint16_t> : layout<uint32_t>)(tile, transposed, chunk_rows,
+                                                             chunk_cols, shuffle, dst);
 }
 
-// Appends n > 0 bytes to `out` as the deflate blocks that end a stream. Level 1 is grundy's
-// run-length encoder (io/rle_deflate.hpp), the others libdeflate's. Level 1 used to be
-// libdeflate's too: the run-length encoder makes the high byte planes a little smaller at more
-// than twice the speed. It cannot shrink the low bytes of some chunks where libdeflate finds
-// repeats at a distance, so the file grows slightly; sending those chunks to libdeflate
-// instead, as found on a sample, cost more time than it saved bytes.
-void deflate_final(int level, const uint8_t* p, size_t n, std::vector<uint8_t>& out) {
-    if (level == 1) return rle_deflate(p, n, out);
-    libdeflate_compressor* c = compressor_for(level);
-    const size_t at = out.size();
-    out.resize(at + libdeflate_deflate_compress_bound(c, n));
-    const size_t size = libdeflate_deflate_compress(c, p, n, out.data() + at, out.size() - at);
-    out.resize(at + size);  // size > 0: the buffer is as large as the bound
+// Whether encode_stored_low can take the chunk: the tile fills it, and the bands of the high
+// plane's deflate blocks are whole rows.
+bool fits_bands(const TileView& tile, bool transposed, uint32_t chunk_rows, uint32_t chunk_cols) {
+    const uint32_t width = transposed ? tile.height : tile.width;
+    const uint32_t height = transposed ? tile.width : tile.height;
+    const uint64_t n = uint64_t{chunk_rows} * chunk_cols;
+    return width == chunk_cols && height == chunk_rows &&
+           (n <= kRleBlockBytes || kRleBlockBytes % chunk_cols == 0);
 }
 
-// Whether deflate would shrink a byte plane, judged on a sample of it: in these tables the
-// low bytes of the values look random and deflate spends most of its time failing to shrink
-// them. Trying 4 KiB costs a sixty-fourth of compressing a 256 KiB plane.
-bool worth_compressing(int level, const uint8_t* p, size_t n) {
-    constexpr size_t kSample = 4096;
-    constexpr double kMinGain = 0.03;
-    const size_t len = std::min(n, kSample);
-    thread_local std::vector<uint8_t> scratch;
-    scratch.clear();
-    deflate_final(level, p + (n - len) / 2, len, scratch);
-    return static_cast<double>(scratch.size()) < (1.0 - kMinGain) * static_cast<double>(len);
-}
+// Nearly every chunk grundy compute writes (two-byte values, level 1, a low plane that would not
+// shrink), encoded as it is laid out: a band of rows at a time, the low bytes split straight
+// into their stored blocks in the stream and the high ones deflated while they are in the
+// first-level cache (StoredLowStream). The general path lays both planes out in a buffer of
+// their own (512 KiB for a 512^2 tile) and then copies the low one into the stream. The same
+// bytes. False when the low plane's sample would shrink or the stream would not (the general
+// path then decides again).
+bool encode_stored_low(const TileView& tile, bool transposed, uint32_t rows, uint32_t cols,
+                       ChunkBytes& out) {
+    const uint64_t n = uint64_t{rows} * cols;
+    const uint64_t at = plane_sample_begin(n), len = std::min<uint64_t>(n, kPlaneSample);
+    const auto s0 = static_cast<uint32_t>(at / cols);
+    const auto s1 = static_cast<uint32_t>((at + len + cols - 1) / cols);
+    const uint64_t sampled = uint64_t{s1 - s0} * cols;
+    thread_local std::vector<uint8_t> sample;
+    sample.resize(2 * sampled);
+    split_row_2(chunk_rows_of(tile, transposed, s0, s1), static_cast<uint32_t>(sampled),
+                sample.data(), sample.data() + sampled);
+    if (deflate_shrinks(1, sample.data() + (at - uint64_t{s0} * cols), len)) return false;
 
-// Writes `n` bytes as deflate stored blocks (not final), which a decoder copies as they are.
-void append_stored(const uint8_t* p, size_t n, std::vector<uint8_t>& out) {
-    while (n > 0) {
-        const size_t len = std::min<size_t>(n, 65535);
-        out.push_back(0x00);  // BFINAL = 0, BTYPE = 00 (stored), padded to the byte
-        out.push_back(static_cast<uint8_t>(len));
-        out.push_back(static_cast<uint8_t>(len >> 8));
-        out.push_back(static_cast<uint8_t>(~len));
-        out.push_back(static_cast<uint8_t>(~len >> 8));
-        out.insert(out.end(), p, p + len);
-        p += len;
-        n -= len;
+    StoredLowStream stream(n, out);
+    const auto band_rows = static_cast<uint32_t>(stream.band() / cols);
+    for (uint32_t b0 = 0; b0 < rows; b0 += band_rows) {
+        const uint32_t b1 = std::min(rows, b0 + band_rows);
+        const uint64_t band_first = uint64_t{b0} * cols;
+        for (uint32_t j0 = b0; j0 < b1; j0 += base::kTransposeStrip) {
+            const uint32_t j1 = std::min<uint32_t>(b1, j0 + base::kTransposeStrip);
+            const uint32_t* values = chunk_rows_of(tile, transposed, j0, j1);
+            const uint64_t first = uint64_t{j0} * cols;
+            stream.low_pieces(first, uint64_t{j1} * cols,
+                              [&](uint64_t i, uint64_t m, uint8_t* low) {
+                                  split_row_2(values + (i - first), static_cast<uint32_t>(m), low,
+                                              stream.high() + (i - band_first));
+                              });
+        }
+        stream.end_band(band_first, uint64_t{b1} * cols);
     }
+    return stream.finish() < 2 * n;
 }
 
 // Values of two bytes from their shuffled byte planes, widened (vectorised).
@@ -182,32 +166,6 @@ GRUNDY_SIMD_CLONES void unshuffle_2(uint32_t* dst, const uint8_t* lo, const uint
 }
 
 }  // namespace
-
-// The shuffled chunk is a sequence of byte planes: in these tables the low bytes of the values
-// look random (entropy near 8 bits) and the high bytes are smooth. Deflating the random planes
-// costs most of the compression time and gains nothing, so the leading planes that would not
-// shrink go into stored blocks and only the rest is compressed: one zlib stream, decoded by
-// any inflate (HDF5's deflate filter included), at about half the cost.
-size_t zlib_stream_of_planes(const uint8_t* data, size_t values, unsigned planes, int level,
-                             std::vector<uint8_t>& out) {
-    // Leading planes to store. The last plane is never sampled: if every plane before it is
-    // random it is compressed anyway, and a chunk that does not shrink at all is stored whole
-    // by the caller.
-    unsigned stored = 0;
-    while (stored + 1 < planes && !worth_compressing(level, data + stored * values, values))
-        ++stored;
-    const size_t total = values * planes, head = values * stored, tail = total - head;
-    out.clear();
-    out.reserve(2 + head + head / 65535 * 5 + tail + tail / 8 + 4096);
-    out.push_back(0x78);  // zlib header: deflate, 32 KiB window, (0x78 << 8 | 0x01) % 31 == 0
-    out.push_back(0x01);
-    append_stored(data, head, out);
-    deflate_final(level, data + head, tail, out);  // tail > 0: the last plane is not stored
-    const uint32_t adler = libdeflate_adler32(1, data, total);
-    for (int shift = 24; shift >= 0; shift -= 8)
-        out.push_back(static_cast<uint8_t>(adler >> shift));
-    return out.size();
-}
 
 int blosc_codec_code(const std::string& name) {
     // Blosc would also take "snappy" where built with it; Debian's is not.
@@ -229,6 +187,12 @@ void encode_filtered(const TileView& tile, bool transposed, uint32_t chunk_rows,
                      EncodedChunk& out) {
     const uint64_t raw = uint64_t{chunk_rows} * chunk_cols * value_bytes;
     const bool deflate = compression.kind == Compression::Kind::Deflate;
+    if (deflate && value_bytes == 2 && compression.level == 1 &&
+        fits_bands(tile, transposed, chunk_rows, chunk_cols) &&
+        encode_stored_low(tile, transposed, chunk_rows, chunk_cols, out.bytes)) {
+        out.filter_mask = 0;
+        return;
+    }
     thread_local std::vector<uint8_t> scratch;
     scratch.resize(raw);
     lay_out(tile, transposed, chunk_rows, chunk_cols, value_bytes, deflate, scratch.data());

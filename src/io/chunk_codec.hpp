@@ -14,6 +14,7 @@
 
 #include "grundy/hdf5_writer.hpp"
 #include "grundy/tile_sink.hpp"
+#include "io/zlib_planes.hpp"
 
 namespace grundy {
 
@@ -26,14 +27,9 @@ inline constexpr unsigned kBloscFilter = 32001;  // registered with The HDF Grou
 namespace grundy::io {
 
 struct EncodedChunk {
-    std::vector<uint8_t> bytes;
+    ChunkBytes bytes;
     uint32_t filter_mask = 0;  // H5Dwrite_chunk's mask: bit i set = filter i not applied
 };
-
-// A zlib stream of `planes` byte planes of `values` bytes each (a shuffled chunk), with the
-// leading planes that would not shrink stored rather than compressed. Returns its size.
-size_t zlib_stream_of_planes(const uint8_t* data, size_t values, unsigned planes, int level,
-                             std::vector<uint8_t>& out);
 
 // Blosc's code for a compressor name (blosclz, lz4, lz4hc, zlib, zstd), or -1 when this
 // Blosc does not have it; and the names it has, for messages.

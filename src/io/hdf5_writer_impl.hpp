@@ -107,7 +107,7 @@ struct Hdf5Writer::Impl final : StoredTiles {
     std::deque<Pending> queue;
     // Chunk buffers go back to the workers once written: a fresh 128 KiB buffer per chunk
     // would be an mmap, page faults and an munmap each time.
-    std::vector<std::vector<uint8_t>> spare;
+    std::vector<io::ChunkBytes> spare;
     uint64_t queued_bytes = 0;
     bool closing = false;
     bool discard = false;             // the file will be removed: write nothing more

@@ -377,29 +377,45 @@ std::vector<uint16_t> rle_parse(const uint8_t* data, size_t start, size_t end, R
     return tokens;
 }
 
+size_t rle_deflate_bound(size_t n) {
+    // 15 bits at most a byte (a literal), a header of under 600 bytes a block, and the bit
+    // writer's 8 spare bytes.
+    const size_t blocks = std::max<size_t>(1, (n + kRleBlockBytes - 1) / kRleBlockBytes);
+    return n * 2 + blocks * 600 + 16;
+}
+
+void RleDeflateBlocks::add(const uint8_t* data, size_t len, bool first, bool last) {
+    thread_local std::vector<Token> tokens;
+    if (tokens.size() < kRleBlockBytes + kSpareTokens) tokens.resize(kRleBlockBytes + kSpareTokens);
+    std::array<uint32_t, kLitLenSymbols> freq{};
+    // After the first block, a run at the block's first byte repeats the byte before it.
+    const size_t count =
+        first ? tokenize(data, 0, len, tokens.data(), freq.data(), RleParser::Best)
+              : tokenize(data - 1, 1, len + 1, tokens.data(), freq.data(), RleParser::Best);
+    BitWriter w(end_, acc_, filled_);
+    write_block(tokens.data(), count, freq, last, w);
+    w.save(end_, acc_, filled_);
+}
+
+uint8_t* RleDeflateBlocks::finish() {
+    return BitWriter(end_, acc_, filled_).finish();
+}
+
 void rle_deflate(const uint8_t* data, size_t n, std::vector<uint8_t>& out) {
     if (n == 0) {  // one empty final block with the fixed codes: just its end-of-block code
         out.insert(out.end(), {0x03, 0x00});
         return;
     }
-    // Worst case: 15 bits for a literal, a header of under 600 bytes a block, 8 spare bytes.
-    // Written to a scratch buffer first: growing `out` to that size would zero it, which costs
+    // Written to a scratch buffer first: growing `out` to the bound would zero it, which costs
     // more than copying what was written.
-    const size_t blocks = (n + kRleBlockBytes - 1) / kRleBlockBytes;
     thread_local std::vector<uint8_t> scratch;
-    thread_local std::vector<Token> tokens;
-    if (scratch.size() < n * 2 + blocks * 600 + 16) scratch.resize(n * 2 + blocks * 600 + 16);
-    if (tokens.size() < std::min(n, kRleBlockBytes) + kSpareTokens)
-        tokens.resize(std::min(n, kRleBlockBytes) + kSpareTokens);
-    BitWriter w(scratch.data());
+    if (scratch.size() < rle_deflate_bound(n)) scratch.resize(rle_deflate_bound(n));
+    RleDeflateBlocks blocks(scratch.data());
     for (size_t start = 0; start < n; start += kRleBlockBytes) {
         const size_t end = std::min(n, start + kRleBlockBytes);
-        std::array<uint32_t, kLitLenSymbols> freq{};
-        const size_t count =
-            tokenize(data, start, end, tokens.data(), freq.data(), RleParser::Best);
-        write_block(tokens.data(), count, freq, end == n, w);
+        blocks.add(data + start, end - start, start == 0, end == n);
     }
-    out.insert(out.end(), scratch.data(), w.finish());
+    out.insert(out.end(), scratch.data(), blocks.finish());
 }
 
 }  // namespace grundy::io

@@ -16,7 +16,7 @@
 namespace grundy::io {
 namespace {
 
-std::vector<uint8_t> inflate_all(const std::vector<uint8_t>& stream, size_t size) {
+std::vector<uint8_t> inflate_all(const ChunkBytes& stream, size_t size) {
     std::vector<uint8_t> out(size);
     uLongf n = size;
     EXPECT_EQ(uncompress(out.data(), &n, stream.data(), stream.size()), Z_OK);
@@ -35,7 +35,7 @@ TEST(ChunkCodec, MixedStoredAndCompressedPlanesInflate) {
                     data[p * values + i] = p + 1 < planes || planes == 1
                                                ? static_cast<uint8_t>(rng())
                                                : static_cast<uint8_t>(i / 4096);
-            std::vector<uint8_t> stream;
+            ChunkBytes stream;
             zlib_stream_of_planes(data.data(), values, planes, 1, stream);
             EXPECT_EQ(inflate_all(stream, data.size()), data) << planes << " planes of " << values;
         }
@@ -45,7 +45,7 @@ TEST(ChunkCodec, MixedStoredAndCompressedPlanesInflate) {
 TEST(ChunkCodec, AllCompressiblePlanes) {
     std::vector<uint8_t> data(2 * 65536);
     for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i / 300);
-    std::vector<uint8_t> stream;
+    ChunkBytes stream;
     zlib_stream_of_planes(data.data(), 65536, 2, 4, stream);
     EXPECT_LT(stream.size(), data.size() / 10);
     EXPECT_EQ(inflate_all(stream, data.size()), data);
@@ -106,6 +106,73 @@ TEST(ChunkCodec, TransposeEncodedFromItsSourceIsTheTransposesChunk) {
             }
 }
 
+// The chunks grundy compute writes most (two-byte values at level 1, a low plane that does not
+// shrink) are encoded a band of rows at a time, the low plane stored as it is split: the bytes
+// must be those of the stream made from both planes laid out whole, on chunks of one band and of
+// several, square and not, direct and transposed, with high planes whose runs cross the bands,
+// and on the chunks left to the general path (a low plane that shrinks, an edge tile, rows that
+// do not fill a band).
+TEST(ChunkCodec, ChunksEncodedByBandsAreTheStreamOfTheirPlanes) {
+    std::mt19937 rng(11);
+    const Compression deflate = Compression::parse("deflate");
+    ASSERT_EQ(deflate.level, 1);
+    enum Values { Grundy, ConstantHigh, Small };
+    struct Case {
+        uint32_t chunk_cols, chunk_rows, width, height;  // the chunk, and the values in it
+        Values values;
+    };
+    for (const Case c : {Case{512, 512, 512, 512, Grundy},
+                         {512, 512, 512, 512, ConstantHigh},
+                         {128, 128, 128, 128, Grundy},
+                         {1024, 256, 1024, 256, Grundy},
+                         {256, 1024, 256, 1024, ConstantHigh},
+                         {48, 48, 48, 48, Grundy},
+                         {512, 512, 512, 512, Small},
+                         {512, 512, 300, 512, Grundy},
+                         {80, 1000, 80, 1000, Grundy}})
+        for (const bool transposed : {false, true}) {
+            // The chunk's values, row-major, then the planes a reader finds (zeros padding).
+            std::vector<uint32_t> values(uint64_t{c.width} * c.height);
+            for (uint32_t j = 0; j < c.height; ++j)
+                for (uint32_t i = 0; i < c.width; ++i) {
+                    const uint32_t high = c.values == ConstantHigh ? 0x45
+                                          : c.values == Small
+                                              ? 0
+                                              : ((i + 3 * j) / 37 + (rng() % 7 == 0)) & 0x7F;
+                    const uint32_t low = c.values == Small ? (i + j) / 16 & 0xFF : rng() & 0xFF;
+                    values[uint64_t{j} * c.width + i] = high << 8 | low;
+                }
+            const uint64_t n = uint64_t{c.chunk_cols} * c.chunk_rows;
+            std::vector<uint8_t> planes(2 * n, 0);
+            for (uint32_t j = 0; j < c.height; ++j)
+                for (uint32_t i = 0; i < c.width; ++i) {
+                    const uint32_t v = values[uint64_t{j} * c.width + i];
+                    planes[uint64_t{j} * c.chunk_cols + i] = static_cast<uint8_t>(v);
+                    planes[n + uint64_t{j} * c.chunk_cols + i] = static_cast<uint8_t>(v >> 8);
+                }
+            ChunkBytes expected;
+            zlib_stream_of_planes(planes.data(), n, 2, 1, expected);
+            ASSERT_LT(expected.size(), 2 * n);
+
+            std::vector<uint32_t> source = values;  // with `transposed`, the chunk's transpose
+            TileView tile{0, 0, c.width, c.height, source.data()};
+            if (transposed) {
+                for (uint32_t j = 0; j < c.height; ++j)
+                    for (uint32_t i = 0; i < c.width; ++i)
+                        source[uint64_t{i} * c.height + j] = values[uint64_t{j} * c.width + i];
+                tile = TileView{0, 0, c.height, c.width, source.data()};
+            }
+            EncodedChunk chunk;
+            encode_chunk(tile, transposed, c.chunk_rows, c.chunk_cols, 2, deflate, false, chunk);
+            const std::string what = std::to_string(c.chunk_cols) + " x " +
+                                     std::to_string(c.chunk_rows) + ", values " +
+                                     std::to_string(c.values) + (transposed ? ", transposed" : "");
+            EXPECT_EQ(chunk.filter_mask, 0u) << what;
+            EXPECT_TRUE(chunk.bytes == expected) << what;
+            EXPECT_EQ(inflate_all(chunk.bytes, 2 * n), planes) << what;
+        }
+}
+
 // The format of a dataset that `compression` writes, with the checksum last when `checksum`.
 ChunkFormat format_for(const Compression& compression, bool checksum, unsigned value_bytes) {
     ChunkFormat f;
@@ -150,7 +217,7 @@ TEST(ChunkCodec, ChecksummedChunksDecodeAndDamagedOnesAreRefused) {
                     if (!checksum) continue;
                     const size_t n = chunk.bytes.size();
                     for (const size_t at : {size_t{0}, n / 3, n / 2, n - 5, n - 1}) {
-                        std::vector<uint8_t> damaged = chunk.bytes;
+                        ChunkBytes damaged = chunk.bytes;
                         damaged[at] ^= 0x5A;
                         EXPECT_FALSE(decode_chunk(f, damaged.data(), n, chunk.filter_mask, 0, 0, 64,
                                                   64, out.data(), 64))
