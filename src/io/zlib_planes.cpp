@@ -51,6 +51,7 @@ uint8_t* deflate_final(int level, const uint8_t* p, size_t n, uint8_t* out) {
         }
         return blocks.finish();
     }
+    // Never 0 (did not fit): the room is libdeflate's own bound.
     libdeflate_compressor* c = compressor_for(level);
     return out + libdeflate_deflate_compress(c, p, n, out, deflate_bound(level, n));
 }

@@ -59,7 +59,7 @@ size_t zlib_stream_of_planes(const uint8_t* data, size_t values, unsigned planes
 // stored, at level 1 (rle_deflate), made a band of values at a time: for each band in order,
 // its low bytes written into the stream where low_pieces says and its high bytes into high(),
 // then end_band. The high plane is deflated band by band, so a band is kRleBlockBytes values
-// (all of them when fewer).
+// (all of them when fewer). One stream at a time on a thread: high() is the thread's.
 class StoredLowStream {
   public:
     StoredLowStream(uint64_t values, ChunkBytes& out);
