@@ -109,16 +109,6 @@ void lay_out(const TileView& tile, bool transposed, uint32_t chunk_rows, uint32_
                                                              chunk_cols, shuffle, dst);
 }
 
-// Whether encode_stored_low can take the chunk: the tile fills it, and the bands of the high
-// plane's deflate blocks are whole rows.
-bool fits_bands(const TileView& tile, bool transposed, uint32_t chunk_rows, uint32_t chunk_cols) {
-    const uint32_t width = transposed ? tile.height : tile.width;
-    const uint32_t height = transposed ? tile.width : tile.height;
-    const uint64_t n = uint64_t{chunk_rows} * chunk_cols;
-    return width == chunk_cols && height == chunk_rows &&
-           (n <= kRleBlockBytes || kRleBlockBytes % chunk_cols == 0);
-}
-
 // Nearly every chunk grundy compute writes (two-byte values, level 1, a low plane that would not
 // shrink), encoded as it is laid out: a band of rows at a time, the low bytes split straight
 // into their stored blocks in the stream and the high ones deflated while they are in the
@@ -179,6 +169,18 @@ std::string blosc_codecs() {
     return blosc_list_compressors();
 }
 
+// encode_stored_low's chunks: the tile fills the chunk, and the bands of the high plane's
+// deflate blocks are whole rows.
+bool encodes_by_bands(const TileView& tile, bool transposed, uint32_t chunk_rows,
+                      uint32_t chunk_cols, unsigned value_bytes, const Compression& compression) {
+    const uint32_t width = transposed ? tile.height : tile.width;
+    const uint32_t height = transposed ? tile.width : tile.height;
+    const uint64_t n = uint64_t{chunk_rows} * chunk_cols;
+    return compression.kind == Compression::Kind::Deflate && compression.level == 1 &&
+           value_bytes == 2 && width == chunk_cols && height == chunk_rows &&
+           (n <= kRleBlockBytes || kRleBlockBytes % chunk_cols == 0);
+}
+
 namespace {
 
 // The chunk's bytes through the compression's filters (encode_chunk without the checksum).
@@ -187,8 +189,7 @@ void encode_filtered(const TileView& tile, bool transposed, uint32_t chunk_rows,
                      EncodedChunk& out) {
     const uint64_t raw = uint64_t{chunk_rows} * chunk_cols * value_bytes;
     const bool deflate = compression.kind == Compression::Kind::Deflate;
-    if (deflate && value_bytes == 2 && compression.level == 1 &&
-        fits_bands(tile, transposed, chunk_rows, chunk_cols) &&
+    if (encodes_by_bands(tile, transposed, chunk_rows, chunk_cols, value_bytes, compression) &&
         encode_stored_low(tile, transposed, chunk_rows, chunk_cols, out.bytes)) {
         out.filter_mask = 0;
         return;

@@ -44,6 +44,13 @@ void encode_chunk(const TileView& tile, bool transposed, uint32_t chunk_rows, ui
                   unsigned value_bytes, const Compression& compression, bool checksum,
                   EncodedChunk& out);
 
+// Whether encode_chunk lays this chunk out a band of rows at a time, its low byte plane split
+// straight into the stream (two-byte values, deflate at level 1, a tile that fills the chunk, rows
+// that fill the high plane's 64 KiB deflate blocks), unless a sample of its low plane would
+// shrink. The same bytes either way; for tests, which check both ways.
+bool encodes_by_bands(const TileView& tile, bool transposed, uint32_t chunk_rows,
+                      uint32_t chunk_cols, unsigned value_bytes, const Compression& compression);
+
 // How a dataset's chunks are stored, when grundy's own decoder can read them: chunks filtered
 // by nothing, deflate, shuffle + deflate, or Blosc alone (what grundy compute writes), each
 // with or without the fletcher32 filter last. Each filter's position in the pipeline, -1 when

@@ -120,16 +120,17 @@ TEST(ChunkCodec, ChunksEncodedByBandsAreTheStreamOfTheirPlanes) {
     struct Case {
         uint32_t chunk_cols, chunk_rows, width, height;  // the chunk, and the values in it
         Values values;
+        bool by_bands;  // encodes_by_bands (a low plane that shrinks then takes the general path)
     };
-    for (const Case c : {Case{512, 512, 512, 512, Grundy},
-                         {512, 512, 512, 512, ConstantHigh},
-                         {128, 128, 128, 128, Grundy},
-                         {1024, 256, 1024, 256, Grundy},
-                         {256, 1024, 256, 1024, ConstantHigh},
-                         {48, 48, 48, 48, Grundy},
-                         {512, 512, 512, 512, Small},
-                         {512, 512, 300, 512, Grundy},
-                         {80, 1000, 80, 1000, Grundy}})
+    for (const Case c : {Case{512, 512, 512, 512, Grundy, true},
+                         {512, 512, 512, 512, ConstantHigh, true},
+                         {128, 128, 128, 128, Grundy, true},
+                         {1024, 256, 1024, 256, Grundy, true},
+                         {256, 1024, 256, 1024, ConstantHigh, true},
+                         {48, 48, 48, 48, Grundy, true},
+                         {512, 512, 512, 512, Small, true},
+                         {512, 512, 300, 512, Grundy, false},
+                         {80, 1000, 80, 1000, Grundy, false}})
         for (const bool transposed : {false, true}) {
             // The chunk's values, row-major, then the planes a reader finds (zeros padding).
             std::vector<uint32_t> values(uint64_t{c.width} * c.height);
@@ -167,6 +168,14 @@ TEST(ChunkCodec, ChunksEncodedByBandsAreTheStreamOfTheirPlanes) {
             const std::string what = std::to_string(c.chunk_cols) + " x " +
                                      std::to_string(c.chunk_rows) + ", values " +
                                      std::to_string(c.values) + (transposed ? ", transposed" : "");
+            EXPECT_EQ(encodes_by_bands(tile, transposed, c.chunk_rows, c.chunk_cols, 2, deflate),
+                      c.by_bands)
+                << what;
+            EXPECT_FALSE(encodes_by_bands(tile, transposed, c.chunk_rows, c.chunk_cols, 4, deflate))
+                << what;
+            EXPECT_FALSE(encodes_by_bands(tile, transposed, c.chunk_rows, c.chunk_cols, 2,
+                                          Compression::parse("deflate:2")))
+                << what;
             EXPECT_EQ(chunk.filter_mask, 0u) << what;
             EXPECT_TRUE(chunk.bytes == expected) << what;
             EXPECT_EQ(inflate_all(chunk.bytes, 2 * n), planes) << what;
