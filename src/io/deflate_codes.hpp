@@ -16,13 +16,6 @@ inline constexpr int kMaxCodeBits = 15;
 class BitWriter {
   public:
     explicit BitWriter(uint8_t* p) : p_(p) {}
-    // A writer that goes on where one saved itself (save), for streams written in parts.
-    BitWriter(uint8_t* p, uint64_t acc, unsigned filled) : p_(p), acc_(acc), filled_(filled) {}
-    void save(uint8_t*& p, uint64_t& acc, unsigned& filled) const {
-        p = p_;
-        acc = acc_;
-        filled = filled_;
-    }
     // bits < 2^n. At most 56 bits between two flushes: the word holds up to 7 bits left over.
     void add(uint64_t bits, unsigned n) {
         acc_ |= bits << filled_;

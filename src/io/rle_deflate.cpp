@@ -392,30 +392,29 @@ void RleDeflateBlocks::add(const uint8_t* data, size_t len, bool first, bool las
     const size_t count =
         first ? tokenize(data, 0, len, tokens.data(), freq.data(), RleParser::Best)
               : tokenize(data - 1, 1, len + 1, tokens.data(), freq.data(), RleParser::Best);
-    BitWriter w(end_, acc_, filled_);
-    write_block(tokens.data(), count, freq, last, w);
-    w.save(end_, acc_, filled_);
+    write_block(tokens.data(), count, freq, last, writer_);
 }
 
-uint8_t* RleDeflateBlocks::finish() {
-    return BitWriter(end_, acc_, filled_).finish();
-}
-
-void rle_deflate(const uint8_t* data, size_t n, std::vector<uint8_t>& out) {
+uint8_t* rle_deflate_into(const uint8_t* data, size_t n, uint8_t* out) {
     if (n == 0) {  // one empty final block with the fixed codes: just its end-of-block code
-        out.insert(out.end(), {0x03, 0x00});
-        return;
+        out[0] = 0x03;
+        out[1] = 0x00;
+        return out + 2;
     }
-    // Written to a scratch buffer first: growing `out` to the bound would zero it, which costs
-    // more than copying what was written.
-    thread_local std::vector<uint8_t> scratch;
-    if (scratch.size() < rle_deflate_bound(n)) scratch.resize(rle_deflate_bound(n));
-    RleDeflateBlocks blocks(scratch.data());
+    RleDeflateBlocks blocks(out);
     for (size_t start = 0; start < n; start += kRleBlockBytes) {
         const size_t end = std::min(n, start + kRleBlockBytes);
         blocks.add(data + start, end - start, start == 0, end == n);
     }
-    out.insert(out.end(), scratch.data(), blocks.finish());
+    return blocks.finish();
+}
+
+void rle_deflate(const uint8_t* data, size_t n, std::vector<uint8_t>& out) {
+    // Written to a scratch buffer first: growing `out` to the bound would zero it, which costs
+    // more than copying what was written.
+    thread_local std::vector<uint8_t> scratch;
+    if (scratch.size() < rle_deflate_bound(n)) scratch.resize(rle_deflate_bound(n));
+    out.insert(out.end(), scratch.data(), rle_deflate_into(data, n, scratch.data()));
 }
 
 }  // namespace grundy::io

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "io/deflate_codes.hpp"
+
 namespace grundy::io {
 
 // Bytes of input per block: each block gets its own codes, which follow the values' mix as it
@@ -29,23 +31,25 @@ void rle_deflate(const uint8_t* data, size_t n, std::vector<uint8_t>& out);
 // The most bytes rle_deflate writes for n bytes of input.
 size_t rle_deflate_bound(size_t n);
 
+// The same stream written at `out`, which has room for rle_deflate_bound(n) bytes; returns past
+// its last byte.
+uint8_t* rle_deflate_into(const uint8_t* data, size_t n, uint8_t* out);
+
 // The same stream written a block at a time into a buffer of the caller's, for data made a
 // block at a time (a chunk's high byte plane as it is laid out, io/chunk_codec.cpp): the blocks
 // are rle_deflate's when each call but the last gives it kRleBlockBytes.
 class RleDeflateBlocks {
   public:
     // `out` has room for rle_deflate_bound(n) bytes, n the bytes of all blocks to come.
-    explicit RleDeflateBlocks(uint8_t* out) : end_(out) {}
+    explicit RleDeflateBlocks(uint8_t* out) : writer_(out) {}
     // One block of 0 < len <= kRleBlockBytes bytes; after the first, data[-1] is the last byte
     // of the block before (what a run at data[0] repeats). `last` ends the stream.
     void add(const uint8_t* data, size_t len, bool first, bool last);
     // Past the stream's last byte, once the last block is added.
-    uint8_t* finish();
+    uint8_t* finish() { return writer_.finish(); }
 
   private:
-    uint8_t* end_;  // the bit writer's state between blocks
-    uint64_t acc_ = 0;
-    unsigned filled_ = 0;
+    deflate::BitWriter writer_;
 };
 
 // Which code finds the parse: the best this CPU has (AVX-512 VBMI2 where rle_parser_has_vbmi2)

@@ -38,19 +38,8 @@ size_t deflate_bound(int level, size_t n) {
 // planes a little smaller at more than twice the speed. It cannot shrink the low bytes of some
 // chunks where libdeflate finds repeats at a distance, so the file grows slightly; sending those
 // chunks to libdeflate instead, as found on a sample, cost more time than it saved bytes.
-// One empty final block with the fixed codes: just its end-of-block code.
-constexpr uint8_t kEmptyFinalBlock[2] = {0x03, 0x00};
-
 uint8_t* deflate_final(int level, const uint8_t* p, size_t n, uint8_t* out) {
-    if (level == 1) {
-        if (n == 0) return std::copy_n(kEmptyFinalBlock, 2, out);
-        RleDeflateBlocks blocks(out);
-        for (size_t start = 0; start < n; start += kRleBlockBytes) {
-            const size_t end = std::min(n, start + kRleBlockBytes);
-            blocks.add(p + start, end - start, start == 0, end == n);
-        }
-        return blocks.finish();
-    }
+    if (level == 1) return rle_deflate_into(p, n, out);
     // Never 0 (did not fit): the room is libdeflate's own bound.
     libdeflate_compressor* c = compressor_for(level);
     return out + libdeflate_deflate_compress(c, p, n, out, deflate_bound(level, n));
