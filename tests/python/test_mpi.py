@@ -298,6 +298,19 @@ def checkpoint_files(tmp_path):
     return sorted(p.name for p in tmp_path.glob("ck*"))
 
 
+def stops_on_sigterm(pid):
+    """Whether rank `pid` has grundy's handlers in place (src/app/signals.cpp: SIGTERM caught,
+    SIGXFSZ ignored), from /proc: until then a SIGTERM ends it without a word (a slow start under
+    the sanitizers on a busy machine)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    masks = dict(line.split(":\t", 1) for line in status.splitlines() if line.startswith("Sig"))
+    return bool(int(masks.get("SigCgt", "0"), 16) >> (signal.SIGTERM - 1) & 1 and
+                int(masks.get("SigIgn", "0"), 16) >> (signal.SIGXFSZ - 1) & 1)
+
+
 def test_sigterm_to_mpirun_keeps_a_consistent_checkpoint(tmp_path):
     """SIGTERM to mpirun, the way a user stops a job started by hand: with mpirun's grace set,
     the ranks save one consistent checkpoint (a ring of 100 MB, every save held 2 s more, twice
@@ -310,7 +323,9 @@ def test_sigterm_to_mpirun_keeps_a_consistent_checkpoint(tmp_path):
                            env=dict(ENV, OMPI_MCA_odls_base_sigkill_timeout=str(GRACE)),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            start_new_session=True)
-    wait_for(lambda: len(rank_pids(tmp_path)) == 2, 30, "two ranks")
+    wait_for(lambda: len(rank_pids(tmp_path)) == 2 and all(map(stops_on_sigterm,
+                                                                 rank_pids(tmp_path))),
+             60, "two ranks running", job)
     time.sleep(1)  # mpirun passes the signal on GRACE seconds later: mid-run
     job.send_signal(signal.SIGTERM)
     _, err = job.communicate(timeout=60 + 2 * GRACE)
