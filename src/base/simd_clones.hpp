@@ -12,3 +12,16 @@
 #else
 #define GRUNDY_SIMD_CLONES
 #endif
+
+// GCC 12 takes the self-initialised "undefined" vector inside several AVX-512 intrinsics
+// (unpacks, shuffles, extracts, reductions) for an uninitialised one (GCC bug 105593, fixed in
+// 13): code that uses them lies between these two.
+#if defined(__GNUC__) && !defined(__clang__)
+#define GRUNDY_AVX512_INTRINSICS_BEGIN                                                   \
+    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wuninitialized\"") \
+        _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")
+#define GRUNDY_AVX512_INTRINSICS_END _Pragma("GCC diagnostic pop")
+#else
+#define GRUNDY_AVX512_INTRINSICS_BEGIN
+#define GRUNDY_AVX512_INTRINSICS_END
+#endif

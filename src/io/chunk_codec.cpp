@@ -9,6 +9,7 @@
 #include <memory>
 #include <new>
 
+#include "base/byte_planes.hpp"
 #include "base/simd_clones.hpp"
 #include "base/transpose.hpp"
 #include "io/fletcher32.hpp"
@@ -36,14 +37,6 @@ GRUNDY_SIMD_CLONES void narrow_row(const uint32_t* __restrict src, uint32_t n,
     for (uint32_t i = 0; i < n; ++i) out[i] = static_cast<uint16_t>(src[i]);
 }
 
-GRUNDY_SIMD_CLONES void split_row_2(const uint32_t* __restrict src, uint32_t n,
-                                    uint8_t* __restrict b0, uint8_t* __restrict b1) {
-    for (uint32_t i = 0; i < n; ++i) {
-        b0[i] = static_cast<uint8_t>(src[i]);
-        b1[i] = static_cast<uint8_t>(src[i] >> 8);
-    }
-}
-
 GRUNDY_SIMD_CLONES void split_row_4(const uint32_t* __restrict src, uint32_t n,
                                     uint8_t* __restrict b0, uint8_t* __restrict b1,
                                     uint8_t* __restrict b2, uint8_t* __restrict b3) {
@@ -64,7 +57,7 @@ void lay_row(const uint32_t* src, uint32_t width, uint32_t j, uint32_t chunk_col
     const uint64_t row = uint64_t{j} * chunk_cols;
     if constexpr (sizeof(T) == 2) {
         if (shuffle)
-            split_row_2(src, width, dst + row, dst + n + row);
+            base::split_row_2(src, width, dst + row, dst + n + row);
         else
             narrow_row(src, width, reinterpret_cast<uint16_t*>(dst) + row);
     } else if (shuffle) {
@@ -109,6 +102,27 @@ void lay_out(const TileView& tile, bool transposed, uint32_t chunk_rows, uint32_
                                                              chunk_cols, shuffle, dst);
 }
 
+// The mirror's rows j0..j1-1 (the tile's columns), values first..last-1 of its chunk, split
+// straight from the tile into their planes (base::transpose_columns_to_planes): the high bytes at
+// `high`, the low ones into the stream, through a buffer of the thread where they straddle two
+// stored blocks (one strip in eight of a 512^2 tile).
+void lay_mirror_strip(const TileView& tile, uint32_t j0, uint32_t j1, uint64_t first, uint64_t last,
+                      uint8_t* high, StoredLowStream& stream) {
+    constexpr uint64_t kBlock = StoredLowStream::kStoredBlock;
+    if (first / kBlock == (last - 1) / kBlock) {
+        base::transpose_columns_to_planes(tile.values, tile.width, tile.height, j0, j1,
+                                          stream.low_at(first), high);
+        return;
+    }
+    thread_local std::vector<uint8_t> low;
+    low.resize(last - first);
+    base::transpose_columns_to_planes(tile.values, tile.width, tile.height, j0, j1, low.data(),
+                                      high);
+    stream.low_pieces(first, last, [&](uint64_t i, uint64_t m, uint8_t* dst) {
+        std::memcpy(dst, low.data() + (i - first), m);
+    });
+}
+
 // Nearly every chunk grundy compute writes (two-byte values, level 1, a low plane that would not
 // shrink), encoded as it is laid out: a band of rows at a time, the low bytes split straight
 // into their stored blocks in the stream and the high ones deflated while they are in the
@@ -125,8 +139,8 @@ bool encode_stored_low(const TileView& tile, bool transposed, uint32_t rows, uin
     const uint64_t sampled = uint64_t{s1 - s0} * cols;
     thread_local std::vector<uint8_t> sample;
     sample.resize(2 * sampled);
-    split_row_2(chunk_rows_of(tile, transposed, s0, s1), static_cast<uint32_t>(sampled),
-                sample.data(), sample.data() + sampled);
+    base::split_row_2(chunk_rows_of(tile, transposed, s0, s1), sampled, sample.data(),
+                      sample.data() + sampled);
     if (deflate_shrinks(1, sample.data() + (at - uint64_t{s0} * cols), len)) return false;
 
     StoredLowStream stream(n, out);
@@ -136,13 +150,16 @@ bool encode_stored_low(const TileView& tile, bool transposed, uint32_t rows, uin
         const uint64_t band_first = uint64_t{b0} * cols;
         for (uint32_t j0 = b0; j0 < b1; j0 += base::kTransposeStrip) {
             const uint32_t j1 = std::min<uint32_t>(b1, j0 + base::kTransposeStrip);
-            const uint32_t* values = chunk_rows_of(tile, transposed, j0, j1);
-            const uint64_t first = uint64_t{j0} * cols;
-            stream.low_pieces(first, uint64_t{j1} * cols,
-                              [&](uint64_t i, uint64_t m, uint8_t* low) {
-                                  split_row_2(values + (i - first), static_cast<uint32_t>(m), low,
-                                              stream.high() + (i - band_first));
-                              });
+            const uint64_t first = uint64_t{j0} * cols, last = uint64_t{j1} * cols;
+            if (transposed) {
+                lay_mirror_strip(tile, j0, j1, first, last, stream.high() + (first - band_first),
+                                 stream);
+                continue;
+            }
+            const uint32_t* values = tile.values + first;
+            stream.low_pieces(first, last, [&](uint64_t i, uint64_t m, uint8_t* low) {
+                base::split_row_2(values + (i - first), m, low, stream.high() + (i - band_first));
+            });
         }
         stream.end_band(band_first, uint64_t{b1} * cols);
     }

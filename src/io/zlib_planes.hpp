@@ -72,10 +72,13 @@ class StoredLowStream {
     void low_pieces(uint64_t begin, uint64_t end, F&& f) {
         for (uint64_t i = begin; i < end;) {
             const uint64_t len = std::min(end - i, kStoredBlock - i % kStoredBlock);
-            f(i, len, out_.data() + stored_at(i));
+            f(i, len, low_at(i));
             i += len;
         }
     }
+    // Where low byte i goes in the stream: the bytes from i to the end of its stored block lie
+    // there one after another.
+    uint8_t* low_at(uint64_t i) { return out_.data() + stored_at(i); }
     // The band [begin, end) is written: its bytes are checksummed and its high bytes deflated.
     void end_band(uint64_t begin, uint64_t end);
     // Ends the stream once every band is in; `out` becomes the stream and its size is returned.
