@@ -131,15 +131,17 @@ struct SlabList {
 
 // One allocator for the process, behind one lock: a run makes a few allocations per tile and
 // per window growth, far too few for the lock to matter, and any thread may free any block.
+// What takes long, a new slab's pages zeroed by the kernel, is done without it (empty_slab).
 class WindowMemory {
   public:
     void* allocate(uint64_t bytes) {
         if (bytes > kWindowBlockLargest) return allocate_mapped(bytes);
         const SizeClass c = size_class(bytes);
-        std::lock_guard<std::mutex> lock(mutex_);
+        std::unique_lock<std::mutex> lock(mutex_);
         Slab* s = partial_[c.index].head;
         if (!s) {
-            s = fresh_slab(c);
+            s = empty_slab(lock);
+            start_slab(s, c);
             partial_[c.index].push(s);
         }
         void* p = s->free_list;
@@ -209,35 +211,46 @@ class WindowMemory {
         release_if_unused();
     }
 
-    // An empty slab for class `c`: from the pool, else cut from the current mapping.
-    Slab* fresh_slab(SizeClass c) {
-        Slab* s = empty_.head;
-        if (s) {
+    // An empty slab: from the pool, else cut from the current mapping and its pages made
+    // present, with `lock` let go meanwhile: the kernel zeroes them then (with huge pages, 2 MiB
+    // at the first touch), and the other workers, which free and take blocks at every tile, need
+    // not wait for it. A block counted live meanwhile keeps the mappings from being released.
+    Slab* empty_slab(std::unique_lock<std::mutex>& lock) {
+        if (Slab* s = empty_.head) {
             empty_.remove(s);
-        } else {
-            if (room_ < kSlabBytes) {
-                next_ = static_cast<char*>(
-                    map_aligned(kMappingBytes, huge_pages_ ? kHugePage : kSlabBytes));
-                if (huge_pages_) madvise(next_, kMappingBytes, MADV_HUGEPAGE);  // advice only
-                GRUNDY_POISON(next_, kMappingBytes);
-                mappings_.push_back(next_);
-                room_ = kMappingBytes;
-                ++stats_.mappings_made;
-                stats_.mapped_bytes += kMappingBytes;
-            }
-            s = reinterpret_cast<Slab*>(next_);
-            next_ += kSlabBytes;
-            room_ -= kSlabBytes;
-            // A new slab's pages made present in one call rather than one fault per 4 KiB
-            // page as its blocks are first written. Advice only: failure changes nothing.
-            madvise(s, kSlabBytes, MADV_POPULATE_WRITE);
+            GRUNDY_UNPOISON(s, kSlabHeader);
+            return s;
         }
+        if (room_ < kSlabBytes) {
+            next_ = static_cast<char*>(
+                map_aligned(kMappingBytes, huge_pages_ ? kHugePage : kSlabBytes));
+            if (huge_pages_) madvise(next_, kMappingBytes, MADV_HUGEPAGE);  // advice only
+            GRUNDY_POISON(next_, kMappingBytes);
+            mappings_.push_back(next_);
+            room_ = kMappingBytes;
+            ++stats_.mappings_made;
+            stats_.mapped_bytes += kMappingBytes;
+        }
+        auto* s = reinterpret_cast<Slab*>(next_);
+        next_ += kSlabBytes;
+        room_ -= kSlabBytes;
+        ++stats_.live_blocks;
+        lock.unlock();
+        // In one call rather than one fault per 4 KiB page as its blocks are first written.
+        // Advice only: failure changes nothing.
+        madvise(s, kSlabBytes, MADV_POPULATE_WRITE);
+        lock.lock();
+        --stats_.live_blocks;
         GRUNDY_UNPOISON(s, kSlabHeader);
+        return s;
+    }
+
+    // An empty slab given to class `c`.
+    void start_slab(Slab* s, SizeClass c) {
         s->free_list = nullptr;
         s->unused = kSlabHeader + colour(c.bytes);
         s->live = 0;
         s->index = c.index;
-        return s;
     }
 
     // Where a new slab's first block starts, in cache lines after the header: the room its blocks
