@@ -6,6 +6,7 @@
 
 #include "base/simd_clones.hpp"
 #include "io/deflate_codes.hpp"
+#include "io/token_counts.hpp"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -69,7 +70,7 @@ inline size_t run_length(const uint8_t* p, size_t max, uint8_t v) {
     return k;
 }
 
-constexpr int kTokens = 256 + kMaxRun + 1;
+static_assert(kTokenKinds == 256 + kMaxRun + 1);
 
 // Places past the last token that tokenize may write: literals go 16 at a time, or 32.
 constexpr size_t kSpareTokens = 32;
@@ -135,8 +136,8 @@ void write_block(const Token* tokens, size_t count, std::array<uint32_t, kLitLen
 
     // The bits of every token: a literal's code, or a run's length code, its extra bits and
     // distance code 0 (one bit, 0), so that each token is one write whatever its kind.
-    std::array<uint64_t, kTokens> token_bits;
-    std::array<uint32_t, kTokens> token_nbits;
+    std::array<uint64_t, kTokenKinds> token_bits;
+    std::array<uint32_t, kTokenKinds> token_nbits;
     unsigned longest = 0;  // of the tokens that may come
     for (int t = 0; t < 256; ++t) {
         token_bits[t] = lit_code[t], token_nbits[t] = lit_len[t];
@@ -342,18 +343,9 @@ GRUNDY_SIMD_CLONES size_t tokenize(const uint8_t* data, size_t start, size_t end
             tokens[count++] = data[i++];
         }
     }
-    // The tokens counted in four tables, so that repeats of one token do not wait on each
-    // other, eight a step (3 M instructions fewer than four on a 4096^2 table's high planes),
-    // then each run length added to its length code.
-    std::array<std::array<uint32_t, 256 + kMaxRun + 1>, 4> seen{};
-    size_t k = 0;
-    for (; k + 8 <= count; k += 8)
-        for (int t = 0; t < 8; ++t) ++seen[t % 4][tokens[k + t]];
-    for (; k < count; ++k) ++seen[0][tokens[k]];
-    for (int t = 0; t < 256 + kMaxRun + 1; ++t) {
-        const uint32_t c = seen[0][t] + seen[1][t] + seen[2][t] + seen[3][t];
-        freq[t < 256 ? t : 257 + kLengthCode[t - 256]] += c;
-    }
+    std::array<uint32_t, kTokenKinds> seen{};
+    count_tokens(tokens, count, seen.data());
+    for (int t = 0; t < kTokenKinds; ++t) freq[t < 256 ? t : 257 + kLengthCode[t - 256]] += seen[t];
     return count;
 }
 
