@@ -155,14 +155,7 @@ GRUNDY_AVX512_INTRINSICS_END
 }  // namespace
 
 bool planes_transpose_has_vbmi() {
-#ifdef GRUNDY_PLANES_VBMI
-    static const bool vbmi = __builtin_cpu_supports("avx512f") &&
-                             __builtin_cpu_supports("avx512bw") &&
-                             __builtin_cpu_supports("avx512vbmi");
-    return vbmi;
-#else
-    return false;
-#endif
+    return cpu_has_avx512vbmi();
 }
 
 void transpose_columns_to_planes(const uint32_t* values, uint64_t w, uint64_t h, uint64_t x_begin,

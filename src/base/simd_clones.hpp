@@ -25,3 +25,32 @@
 #define GRUNDY_AVX512_INTRINSICS_BEGIN
 #define GRUNDY_AVX512_INTRINSICS_END
 #endif
+
+// What this CPU has of AVX-512, for the loops that carry code of their own for it (the chunks'
+// byte planes, Fletcher-32, the run-length encoder's parse and counts), asked once.
+namespace grundy::base {
+#if defined(__GNUC__) && defined(__x86_64__)
+inline bool cpu_has_avx512bw() {
+    static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    return has;
+}
+inline bool cpu_has_avx512vbmi() {
+    static const bool has = cpu_has_avx512bw() && __builtin_cpu_supports("avx512vbmi");
+    return has;
+}
+inline bool cpu_has_avx512vbmi2() {  // and VBMI, which every CPU with VBMI2 has
+    static const bool has = cpu_has_avx512vbmi() && __builtin_cpu_supports("avx512vbmi2");
+    return has;
+}
+#else
+inline bool cpu_has_avx512bw() {
+    return false;
+}
+inline bool cpu_has_avx512vbmi() {
+    return false;
+}
+inline bool cpu_has_avx512vbmi2() {
+    return false;
+}
+#endif
+}  // namespace grundy::base

@@ -110,11 +110,6 @@ __attribute__((target("avx512f,avx512bw"))) void sum_steps_avx512(const uint8_t*
     }
 }
 GRUNDY_AVX512_INTRINSICS_END
-
-bool has_avx512bw() {
-    static const bool bw = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
-    return bw;
-}
 #endif
 
 uint32_t load_le32(const uint8_t* p) {
@@ -127,7 +122,7 @@ uint32_t fletcher32(const uint8_t* data, size_t n, bool portable) {
     uint64_t s1 = 0, s2 = 0;
     size_t from = 0;  // bytes summed
 #ifdef GRUNDY_FLETCHER_AVX512
-    if (!portable && has_avx512bw()) {
+    if (!portable && base::cpu_has_avx512bw()) {
         sum_steps_avx512(data, n / 64, s1, s2);
         from = n / 64 * 64;
     }

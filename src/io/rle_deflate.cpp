@@ -352,13 +352,7 @@ GRUNDY_SIMD_CLONES size_t tokenize(const uint8_t* data, size_t start, size_t end
 }  // namespace
 
 bool rle_parser_has_vbmi2() {
-#ifdef GRUNDY_RLE_VBMI2
-    static const bool vbmi2 =
-        __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2");
-    return vbmi2;
-#else
-    return false;
-#endif
+    return base::cpu_has_avx512vbmi2();
 }
 
 std::vector<uint16_t> rle_parse(const uint8_t* data, size_t start, size_t end, RleParser parser) {

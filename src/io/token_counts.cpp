@@ -105,14 +105,7 @@ void count_vbmi2(const uint16_t* tokens, size_t count, uint32_t* seen) {
 }  // namespace
 
 bool token_counter_has_vbmi2() {
-#ifdef GRUNDY_COUNTS_VBMI2
-    static const bool vbmi2 = __builtin_cpu_supports("avx512f") &&
-                              __builtin_cpu_supports("avx512bw") &&
-                              __builtin_cpu_supports("avx512vbmi2");
-    return vbmi2;
-#else
-    return false;
-#endif
+    return base::cpu_has_avx512vbmi2();
 }
 
 void count_tokens(const uint16_t* tokens, size_t count, uint32_t* seen, TokenCounter counter) {
