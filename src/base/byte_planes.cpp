@@ -7,11 +7,6 @@
 #include "base/simd_clones.hpp"
 #include "base/transpose.hpp"
 
-#if defined(__GNUC__) && defined(__x86_64__)
-#include <immintrin.h>
-#define GRUNDY_PLANES_VBMI 1
-#endif
-
 namespace grundy::base {
 
 // Per row, through GRUNDY_SIMD_CLONES: built for any x86-64 this loop took 3.9 instructions per
@@ -49,7 +44,7 @@ void portable_planes(const uint32_t* values, uint64_t w, uint64_t h, uint64_t x_
     }
 }
 
-#ifdef GRUNDY_PLANES_VBMI
+#ifdef GRUNDY_AVX512_CODE
 GRUNDY_AVX512_INTRINSICS_BEGIN
 #define GRUNDY_VBMI_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi")))
 
@@ -160,7 +155,7 @@ bool planes_transpose_has_vbmi() {
 
 void transpose_columns_to_planes(const uint32_t* values, uint64_t w, uint64_t h, uint64_t x_begin,
                                  uint64_t x_end, uint8_t* low, uint8_t* high, bool portable) {
-#ifdef GRUNDY_PLANES_VBMI
+#ifdef GRUNDY_AVX512_CODE
     if (!portable && planes_transpose_has_vbmi())
         return vbmi_planes(values, w, h, x_begin, x_end, low, high);
 #endif

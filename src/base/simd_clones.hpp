@@ -26,10 +26,16 @@
 #define GRUNDY_AVX512_INTRINSICS_END
 #endif
 
-// What this CPU has of AVX-512, for the loops that carry code of their own for it (the chunks'
-// byte planes, Fletcher-32, the run-length encoder's parse and counts), asked once.
-namespace grundy::base {
+// GRUNDY_AVX512_CODE: where the loops that carry code of their own for AVX-512 (the chunks'
+// byte planes, Fletcher-32, the run-length encoder's parse and counts) build it, with
+// <immintrin.h> included; and what this CPU has of AVX-512, asked once, for them to pick it.
 #if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define GRUNDY_AVX512_CODE 1
+#endif
+
+namespace grundy::base {
+#ifdef GRUNDY_AVX512_CODE
 inline bool cpu_has_avx512bw() {
     static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
     return has;

@@ -156,7 +156,7 @@ bool encode_stored_low(const TileView& tile, bool transposed, uint32_t rows, uin
                                  stream);
                 continue;
             }
-            const uint32_t* values = tile.values + first;
+            const uint32_t* values = chunk_rows_of(tile, false, j0, j1);
             stream.low_pieces(first, last, [&](uint64_t i, uint64_t m, uint8_t* low) {
                 base::split_row_2(values + (i - first), m, low, stream.high() + (i - band_first));
             });

@@ -4,11 +4,6 @@
 #include <array>
 #include <cstring>
 
-#if defined(__GNUC__) && defined(__x86_64__)
-#include <immintrin.h>
-#define GRUNDY_FLETCHER_AVX512 1
-#endif
-
 #include "base/simd_clones.hpp"
 
 namespace grundy::io {
@@ -51,12 +46,13 @@ GRUNDY_SIMD_CLONES void sum_blocks(const uint8_t* p, size_t blocks, uint32_t* a,
 // the words' sum a, sum2 by N s1 and their own sum of running sums b. Modulo kMod, from any
 // signed a and b.
 void append_sums(uint64_t& s1, uint64_t& s2, int64_t a, int64_t b, uint64_t words) {
-    auto mod = [](int64_t v) { return static_cast<uint64_t>((v % 65535 + 65535) % 65535); };
+    constexpr auto m = static_cast<int64_t>(kMod);
+    auto mod = [](int64_t v) { return static_cast<uint64_t>((v % m + m) % m); };
     s2 = (s2 + (words % kMod) * s1 + mod(b)) % kMod;
     s1 = (s1 + mod(a)) % kMod;
 }
 
-#ifdef GRUNDY_FLETCHER_AVX512
+#ifdef GRUNDY_AVX512_CODE
 // 64 bytes a step where the CPU has AVX-512 BW: the 32 big-endian words of a step less 32768
 // (signed, so that vpmaddwd, which multiplies signed words, takes them), summed in pairs into 16
 // lanes, plain (sa) and weighted by 32 - j for word j of the step (tt), and sb adding up sa
@@ -121,7 +117,7 @@ uint32_t load_le32(const uint8_t* p) {
 uint32_t fletcher32(const uint8_t* data, size_t n, bool portable) {
     uint64_t s1 = 0, s2 = 0;
     size_t from = 0;  // bytes summed
-#ifdef GRUNDY_FLETCHER_AVX512
+#ifdef GRUNDY_AVX512_CODE
     if (!portable && base::cpu_has_avx512bw()) {
         sum_steps_avx512(data, n / 64, s1, s2);
         from = n / 64 * 64;

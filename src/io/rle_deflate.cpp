@@ -11,10 +11,6 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
-#if defined(__GNUC__) && defined(__x86_64__)
-#include <immintrin.h>
-#define GRUNDY_RLE_VBMI2 1
-#endif
 
 namespace grundy::io {
 namespace {
@@ -155,7 +151,7 @@ void write_block(const Token* tokens, size_t count, std::array<uint32_t, kLitLen
     writer = w;
 }
 
-#ifdef GRUNDY_RLE_VBMI2
+#ifdef GRUNDY_AVX512_CODE
 // Each lane's own index, as bytes and as 16-bit words.
 alignas(64) constexpr std::array<uint8_t, 64> kByteIndex = [] {
     std::array<uint8_t, 64> a{};
@@ -269,7 +265,7 @@ GRUNDY_SIMD_CLONES size_t tokenize(const uint8_t* data, size_t start, size_t end
                                    uint32_t* freq, RleParser parser) {
     size_t count = 0, i = start == 0 ? 1 : start;
     if (start == 0) tokens[count++] = data[0];
-#ifdef GRUNDY_RLE_VBMI2
+#ifdef GRUNDY_AVX512_CODE
     if (parser == RleParser::Best && rle_parser_has_vbmi2())
         i = parse_windows_vbmi2(data, i, end, tokens, count);
 #else

@@ -6,11 +6,6 @@
 
 #include "base/simd_clones.hpp"
 
-#if defined(__GNUC__) && defined(__x86_64__)
-#include <immintrin.h>
-#define GRUNDY_COUNTS_VBMI2 1
-#endif
-
 namespace grundy::io {
 namespace {
 
@@ -35,7 +30,7 @@ struct PartCounts {
     }
 };
 
-#ifdef GRUNDY_COUNTS_VBMI2
+#ifdef GRUNDY_AVX512_CODE
 // A block's literals are a few values (the high bytes of a band of a table's values: eight of
 // them are 99% of its literals). The first kSample tokens are counted one by one; the eight
 // literals most frequent among them are then counted 32 tokens at a time, a compare and a masked
@@ -109,7 +104,7 @@ bool token_counter_has_vbmi2() {
 }
 
 void count_tokens(const uint16_t* tokens, size_t count, uint32_t* seen, TokenCounter counter) {
-#ifdef GRUNDY_COUNTS_VBMI2
+#ifdef GRUNDY_AVX512_CODE
     if (counter == TokenCounter::Best && count >= 2 * kSample && token_counter_has_vbmi2())
         return count_vbmi2(tokens, count, seen);
 #else
