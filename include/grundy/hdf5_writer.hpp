@@ -72,10 +72,11 @@ struct Hdf5WriterOptions {
 
 class Hdf5Writer final : public TileSink {
   public:
-    // Checks the path (exists without force, missing or unwritable directory) and creates the
-    // file. With options.resume, instead checks the stopped run's file without changing it:
-    // missing, not HDF5, damaged (a hard kill may leave an unreadable file or chunk index), not
-    // a grundy table, complete, not resumable. Throws grundy::Error with a one-line message.
+    // Checks the path (exists without force, missing or unwritable directory); begin() then
+    // creates the file. With options.resume, instead checks the stopped run's file without
+    // changing it: missing, not HDF5, damaged (a hard kill may leave an unreadable file or
+    // chunk index), not a grundy table, complete, not resumable. Throws grundy::Error with a
+    // one-line message.
     explicit Hdf5Writer(Hdf5WriterOptions options);
     // A writer destroyed before finish() or stop() removes its file: a failed run never leaves
     // a file behind, let alone one that says it is complete. A resumed file that this run has

@@ -27,7 +27,10 @@ struct TableShape {
 class TileSink {
   public:
     virtual ~TileSink() = default;
-    // Called once, before any tile, from the calling thread.
+    // Called once, before any tile, on a thread of the engine's own while the calling thread
+    // sets up the engine's state (both are mostly system calls and first touches of memory: a
+    // file created, its attributes written), and finished before any tile is computed. What it
+    // throws, compute_table throws.
     virtual void begin(const TableShape& /*shape*/) {}
     // Called from worker threads, concurrently for tiles of one tile anti-diagonal: must be
     // thread-safe. Each tile is delivered exactly once, after all tiles it depends on.

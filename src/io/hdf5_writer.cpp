@@ -53,11 +53,11 @@ void release_room(const std::string& path, uint64_t allocated) {
 }  // namespace
 
 Hdf5Writer::Hdf5Writer(Hdf5WriterOptions options) : impl_(std::make_unique<Impl>()) {
-    io::silence_hdf5_errors();
     impl_->options = std::move(options);
     const std::string& path = impl_->options.path;
     if (path.empty()) throw Error("no output file given");
     if (impl_->options.resume) {
+        io::silence_hdf5_errors();
         impl_->asked = impl_->options.compression;
         impl_->open_stopped_run();
         return;
@@ -79,24 +79,32 @@ Hdf5Writer::Hdf5Writer(Hdf5WriterOptions options) : impl_(std::make_unique<Impl>
         if (fs::is_regular_file(fs::symlink_status(p, ec)))
             impl_->replaced = std::make_unique<base::BackgroundRemoval>(path);
     }
-    const H5Handle access = io::table_file_access(impl_->options.direct_writes);
-    impl_->file =
-        H5Handle(H5Fcreate(path.c_str(), impl_->options.force ? H5F_ACC_TRUNC : H5F_ACC_EXCL,
-                           H5P_DEFAULT, access.valid() ? access.get() : H5P_DEFAULT),
-                 H5Fclose);
-    if (!impl_->file.valid()) throw Error("cannot create " + path);
-    const hid_t f = impl_->file.get();
+}
+
+// The new file with its first attributes (begin()): HDF5 set up and the file created on the
+// thread that calls begin(), beside the engine's own set-up (compute_table).
+void Hdf5Writer::Impl::create_file() {
+    const std::string& path = options.path;
+    const H5Handle access = io::table_file_access(options.direct_writes);
+    file = H5Handle(H5Fcreate(path.c_str(), options.force ? H5F_ACC_TRUNC : H5F_ACC_EXCL,
+                              H5P_DEFAULT, access.valid() ? access.get() : H5P_DEFAULT),
+                    H5Fclose);
+    if (!file.valid()) throw Error("cannot create " + path);
+    created = true;
+    const hid_t f = file.get();
     io::write_attribute(f, "complete", int32_t{0});
     io::write_attribute(f, "game", std::string("wythoff"));
     io::write_attribute(f, "software", std::string(kSoftwareName));
     io::write_attribute(f, "software_version", std::string(kVersion));
     io::write_attribute(f, "created", base::iso8601_now());
-    io::write_attribute(f, "compression", impl_->options.compression.describe());
+    io::write_attribute(f, "compression", options.compression.describe());
 }
 
 Hdf5Writer::~Hdf5Writer() {
+    io::silence_hdf5_errors();
     Impl& m = *impl_;
-    const bool keep = m.finished || m.kept || (m.options.resume && !m.touched);
+    // Not created (begin() never came, or failed to create it): the path is not this run's.
+    const bool keep = m.finished || m.kept || (m.options.resume ? !m.touched : !m.created);
     if (!keep) {
         std::lock_guard<std::mutex> lock(m.mutex);
         m.discard = true;
@@ -143,6 +151,7 @@ double Hdf5Writer::stored_share() const {
 }
 
 void Hdf5Writer::begin(const TableShape& shape) {
+    io::silence_hdf5_errors();
     Impl& m = *impl_;
     m.shape = shape;
     m.bytes_per_value = value_bytes(shape.rows, shape.cols);
@@ -171,6 +180,7 @@ void Hdf5Writer::begin(const TableShape& shape) {
         return;
     }
 
+    m.create_file();
     const hid_t f = m.file.get();
     io::write_attribute(f, "rows", uint64_t{shape.rows});
     io::write_attribute(f, "cols", uint64_t{shape.cols});
@@ -289,6 +299,7 @@ void write_record(hid_t f, const EngineStats& run, const StoppedRun* stopped,
 // Stops the writer thread, records the run, closes the file and syncs it to disk: the common
 // end of a stopped (resumable) and a finished run.
 void Hdf5Writer::close_with_record(const EngineStats& run, bool resumable) {
+    io::silence_hdf5_errors();  // begin() may have run on another thread
     Impl& m = *impl_;
     m.stop_writer();
     const int flush_error = m.syncer ? m.syncer->finish() : 0;

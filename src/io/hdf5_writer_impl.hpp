@@ -43,7 +43,8 @@ struct Hdf5Writer::Impl final : StoredTiles {
     unsigned bytes_per_value = 2;
     uint32_t chunk_rows = 0, chunk_cols = 0;
     bool finished = false;
-    bool kept = false;  // stop() left the file for --resume
+    bool kept = false;     // stop() left the file for --resume
+    bool created = false;  // create_file() made the file at the path
     // Chunks carry the fletcher32 filter's checksum: every new file; a resumed one as its
     // dataset says (files written before the checksum have none).
     bool checksum = true;
@@ -76,6 +77,7 @@ struct Hdf5Writer::Impl final : StoredTiles {
     // Allocated ahead of the chunks, so that fallocate runs once per this many bytes of chunks.
     static constexpr uint64_t kAllocateStep = 32 << 20;
 
+    void create_file();  // a new file (begin)
     void setup_room();
     bool ensure_room(uint64_t bytes);
 
