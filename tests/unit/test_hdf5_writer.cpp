@@ -28,6 +28,25 @@ Hdf5WriterOptions options_for(const std::string& path) {
     return o;
 }
 
+// An n x n table in tiles of 64.
+EngineOptions table_of(uint64_t n) {
+    EngineOptions o;
+    o.rows = o.cols = n;
+    o.tile = 64;
+    return o;
+}
+
+// What compute_table throws into `sink` for an n x n table ("" and a failure if nothing).
+std::string run_error(TileSink& sink, uint64_t n) {
+    try {
+        compute_table(table_of(n), sink);
+    } catch (const Error& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "compute_table returned without an error";
+    return "";
+}
+
 std::string contents(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -81,15 +100,7 @@ class FailingBeginSink final : public TileSink {
 
 TEST(SinkBegin, ItsErrorIsTheRunsAndNoTileIsComputed) {
     FailingBeginSink sink;
-    EngineOptions o;
-    o.rows = o.cols = 256;
-    o.tile = 64;
-    try {
-        compute_table(o, sink);
-        ADD_FAILURE() << "compute_table returned although begin() threw";
-    } catch (const Error& e) {
-        EXPECT_STREQ(e.what(), "no room for the table");
-    }
+    EXPECT_EQ(run_error(sink, 256), "no room for the table");
     EXPECT_EQ(sink.tiles_.load(), 0);
 }
 
@@ -115,15 +126,7 @@ TEST(Hdf5WriterFile, AFileMadeAtItsPathMeanwhileIsLeftAlone) {
     {
         Hdf5Writer writer(options_for(path));  // no --force: the path was free
         std::ofstream(path) << "another program's file";
-        EngineOptions o;
-        o.rows = o.cols = 128;
-        o.tile = 64;
-        try {
-            compute_table(o, writer);
-            ADD_FAILURE() << "the writer created a file over another one without --force";
-        } catch (const Error& e) {
-            EXPECT_EQ(std::string(e.what()), "cannot create " + path);
-        }
+        EXPECT_EQ(run_error(writer, 128), "cannot create " + path);
     }
     EXPECT_EQ(contents(path), "another program's file");
 }
@@ -133,10 +136,7 @@ TEST(Hdf5WriterFile, AFinishedRunKeepsItsFile) {
     const std::string path = dir / "t.h5";
     {
         Hdf5Writer writer(options_for(path));
-        EngineOptions o;
-        o.rows = o.cols = 128;
-        o.tile = 64;
-        const EngineStats stats = compute_table(o, writer);
+        const EngineStats stats = compute_table(table_of(128), writer);
         writer.drain();
         writer.finish(stats);
     }
