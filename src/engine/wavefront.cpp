@@ -211,9 +211,10 @@ EngineStats compute_table(const EngineOptions& options, TileSink& sink) {
     engine::expect_window_bytes(
         estimate_state_bytes(options.rows, options.cols, stats.tile, stats.threads));
     // The sink's set-up beside the engine's: an HDF5 writer's begin() creates its file, writes
-    // its attributes and coordinates and starts its threads, a pyramid's creates its own file
-    // (about 14 ms at 16384^2 here), while the windows' state is laid out (about 12 ms, most of
-    // it first touches of memory). Neither waits for the other; both are done before a tile.
+    // its attributes and coordinates and starts its threads, a pyramid's creates its own file,
+    // while the windows' state is laid out (mostly first touches of memory); neither waits for
+    // the other, and both are done before a tile (docs/benchmarks.md, "The fixed costs of a run
+    // with output").
     std::future<void> begun = std::async(std::launch::async, [&] {
         sink.begin(TableShape{options.rows, options.cols, stats.tile});
     });

@@ -101,7 +101,6 @@ void Hdf5Writer::Impl::create_file() {
 }
 
 Hdf5Writer::~Hdf5Writer() {
-    io::silence_hdf5_errors();
     Impl& m = *impl_;
     // Not created (begin() never came, or failed to create it): the path is not this run's.
     const bool keep = m.finished || m.kept || (m.options.resume ? !m.touched : !m.created);
@@ -111,6 +110,7 @@ Hdf5Writer::~Hdf5Writer() {
     }
     m.stop_writer();
     if (!keep) {
+        io::silence_hdf5_errors();  // begin() may have run on another thread
         m.dataset.reset();
         m.file.reset();
         std::error_code ec;
