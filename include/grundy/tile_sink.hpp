@@ -27,10 +27,11 @@ struct TableShape {
 class TileSink {
   public:
     virtual ~TileSink() = default;
-    // Called once, before any tile, on a thread of the engine's own while the calling thread
-    // sets up the engine's state (both are mostly system calls and first touches of memory: a
-    // file created, its attributes written), and finished before any tile is computed. What it
-    // throws, compute_table throws.
+    // Called once, on a thread of the engine's own, while the workers set up and compute the
+    // first tiles (mostly system calls: a file created, its attributes written); it returns
+    // before any tile is handed over or stop_requested() is polled. What it throws,
+    // compute_table throws, and no tile reaches the sink. A resumed run (EngineOptions::resume)
+    // waits for it before reading a stored tile.
     virtual void begin(const TableShape& /*shape*/) {}
     // Called from worker threads, concurrently for tiles of one tile anti-diagonal: must be
     // thread-safe. Each tile is delivered exactly once, after all tiles it depends on.
@@ -48,7 +49,8 @@ class TileSink {
     virtual void consume_with_transpose(const TileView& tile);
     // True once the sink cannot store more tiles (its disk is full): the engine then stops
     // after the tiles in flight, as when EngineOptions::cancel is set (EngineStats::cancelled),
-    // and the sink says why. Polled before every tile, from any thread.
+    // and the sink says why. Polled before every tile once begin() has returned, from any
+    // thread.
     virtual bool stop_requested() const { return false; }
 };
 

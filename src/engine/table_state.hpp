@@ -6,18 +6,46 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <vector>
+#include <type_traits>
 
+#include "base/big_memory.hpp"
 #include "engine/bit_window.hpp"
 
 namespace grundy::engine {
 
+// Closed windows, `count` of them, in fresh pages of the system's that nobody writes before a
+// worker opens a window there. A closed window is all zero bits, which is what a new mapping
+// holds: made as a vector (each window value-initialised), the 65 535 windows' headers of a
+// 16384^2 table, 4 MiB, were first touched by one thread before the first tile, 11-22 ms while
+// the other cores waited; now the workers touch their pages as their tiles open the windows
+// (docs/benchmarks.md, "The fixed costs of a run").
+class WindowArray {
+  public:
+    explicit WindowArray(uint64_t count)
+        : block_(std::max<uint64_t>(count, 1) * sizeof(BitWindow)),
+          windows_(static_cast<BitWindow*>(block_.data())),
+          count_(count) {}
+    BitWindow& operator[](uint64_t i) { return windows_[i]; }
+    const BitWindow& operator[](uint64_t i) const { return windows_[i]; }
+    BitWindow* begin() { return windows_; }
+    BitWindow* end() { return windows_ + count_; }
+    uint64_t size() const { return count_; }
+
+  private:
+    // What makes zero bits a closed window: no constructor or destructor of its own to skip.
+    static_assert(std::is_trivially_copyable_v<BitWindow> &&
+                  std::is_trivially_destructible_v<BitWindow>);
+    base::SmallPageBlock block_;
+    BitWindow* windows_;
+    uint64_t count_;
+};
+
 struct TableState {
-    uint64_t rows = 0;                 // Y
-    uint64_t cols = 0;                 // X
-    std::vector<BitWindow> row_sets;   // row y
-    std::vector<BitWindow> col_sets;   // column x
-    std::vector<BitWindow> diag_sets;  // diagonal x - y, at index x - y + Y - 1
+    uint64_t rows = 0;      // Y
+    uint64_t cols = 0;      // X
+    WindowArray row_sets;   // row y
+    WindowArray col_sets;   // column x
+    WindowArray diag_sets;  // diagonal x - y, at index x - y + Y - 1
 
     TableState(uint64_t rows_, uint64_t cols_)
         : rows(rows_),
@@ -27,9 +55,12 @@ struct TableState {
           diag_sets(rows_ + cols_ - 1) {}
     TableState(const TableState&) = delete;
     TableState& operator=(const TableState&) = delete;
+    // A finished run has closed every window (close_finished_sets); a stopped one leaves some
+    // open.
     ~TableState() {
         for (auto* sets : {&row_sets, &col_sets, &diag_sets})
-            for (auto& w : *sets) w.close();
+            for (auto& w : *sets)
+                if (w.is_open()) w.close();
     }
 
     BitWindow& diag(uint64_t x, uint64_t y) { return diag_sets[x + rows - 1 - y]; }

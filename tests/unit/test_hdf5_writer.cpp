@@ -52,8 +52,8 @@ std::string contents(const std::string& path) {
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// A sink whose begin() takes a while: no tile may come before it has returned, and the run
-// waits for it. Records on which thread it began.
+// A sink whose begin() takes a while: no tile may be handed over, nor the sink asked whether
+// to stop, before it has returned, and the run waits for it. Records on which thread it began.
 class SlowBeginSink final : public TileSink {
   public:
     void begin(const TableShape& shape) override {
@@ -67,14 +67,19 @@ class SlowBeginSink final : public TileSink {
         cells_.fetch_add(uint64_t{tile.width} * tile.height);
     }
     void consume_transpose(const TileView& source) override { consume(source); }
+    bool stop_requested() const override {
+        if (begun_.load() != 1) early_.fetch_add(1);
+        return false;
+    }
 
     TableShape shape_;
     std::thread::id begin_thread_;
-    std::atomic<int> begun_{0}, early_{0};
+    std::atomic<int> begun_{0};
+    mutable std::atomic<int> early_{0};
     std::atomic<uint64_t> cells_{0};
 };
 
-TEST(SinkBegin, ComesOnceBeforeAnyTileFromAThreadOfItsOwn) {
+TEST(SinkBegin, ComesOnceBeforeAnyTileIsHandedOverFromAThreadOfItsOwn) {
     SlowBeginSink sink;
     EngineOptions o;
     o.rows = 300;
@@ -98,7 +103,7 @@ class FailingBeginSink final : public TileSink {
     std::atomic<int> tiles_{0};
 };
 
-TEST(SinkBegin, ItsErrorIsTheRunsAndNoTileIsComputed) {
+TEST(SinkBegin, ItsErrorIsTheRunsAndNoTileReachesTheSink) {
     FailingBeginSink sink;
     EXPECT_EQ(run_error(sink, 256), "no room for the table");
     EXPECT_EQ(sink.tiles_.load(), 0);
