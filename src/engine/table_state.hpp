@@ -15,10 +15,10 @@ namespace grundy::engine {
 
 // Closed windows, `count` of them, in fresh pages of the system's that nobody writes before a
 // worker opens a window there. A closed window is all zero bits, which is what a new mapping
-// holds: made as a vector (each window value-initialised), the 65 535 windows' headers of a
-// 16384^2 table, 4 MiB, were first touched by one thread before the first tile, 11-22 ms while
-// the other cores waited; now the workers touch their pages as their tiles open the windows
-// (docs/benchmarks.md, "The fixed costs of a run").
+// holds, so the windows' headers (65 535 of them, 4 MiB, at 16384^2) are first touched by the
+// workers as their tiles open windows, not by one thread before the first tile while the other
+// cores wait (11-22 ms there as a vector of value-initialised windows; docs/benchmarks.md, "The
+// fixed costs of a run with output").
 class WindowArray {
   public:
     explicit WindowArray(uint64_t count)
