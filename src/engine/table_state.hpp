@@ -26,10 +26,8 @@ class WindowArray {
           windows_(static_cast<BitWindow*>(block_.data())),
           count_(count) {}
     BitWindow& operator[](uint64_t i) { return windows_[i]; }
-    const BitWindow& operator[](uint64_t i) const { return windows_[i]; }
     BitWindow* begin() { return windows_; }
     BitWindow* end() { return windows_ + count_; }
-    uint64_t size() const { return count_; }
 
   private:
     // What makes zero bits a closed window: no constructor or destructor of its own to skip.
@@ -55,8 +53,8 @@ struct TableState {
           diag_sets(rows_ + cols_ - 1) {}
     TableState(const TableState&) = delete;
     TableState& operator=(const TableState&) = delete;
-    // A finished run has closed every window (close_finished_sets); a stopped one leaves some
-    // open.
+    // A stopped run leaves windows open (a finished one has closed them all). Only those are
+    // closed: close() writes, and a closed window's page may never have been touched.
     ~TableState() {
         for (auto* sets : {&row_sets, &col_sets, &diag_sets})
             for (auto& w : *sets)

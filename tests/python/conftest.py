@@ -70,6 +70,11 @@ def p_positions(rows, cols):
     return cells
 
 
+def mpi_exe():
+    """grundy-mpi: $GRUNDY_MPI_EXE (set by scripts/test), else build/grundy-mpi."""
+    return os.environ.get("GRUNDY_MPI_EXE") or str(REPO / "build" / "grundy-mpi")
+
+
 @pytest.fixture(scope="session")
 def grundy_exe():
     exe = os.environ.get("GRUNDY_EXE") or str(REPO / "build" / "grundy")

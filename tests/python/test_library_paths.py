@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, import_grundy
+from conftest import import_grundy, mpi_exe
 
 
 def readelf():
@@ -40,7 +40,7 @@ def dynamic_entries(binary, tag):
 def built_programs(grundy_exe):
     """Every ELF file the build made that a user runs or imports."""
     programs = [Path(grundy_exe)]
-    mpi = os.environ.get("GRUNDY_MPI_EXE") or str(REPO / "build" / "grundy-mpi")
+    mpi = mpi_exe()
     if os.access(mpi, os.X_OK):
         programs.append(Path(mpi))
     elif os.environ.get("GRUNDY_REQUIRE_MPI") == "1":

@@ -13,7 +13,7 @@ import uuid
 
 import pytest
 
-from conftest import PYTHON, REPO
+from conftest import PYTHON, mpi_exe
 
 LIMIT = 600 << 20
 SMALL_LIMIT = 44 << 20
@@ -184,13 +184,13 @@ def test_view_cache_too_big_for_the_cgroup_is_refused(grundy_exe, memory_cgroup,
 
 def test_mpi_ranks_too_big_for_the_cgroup_refuse_together(memory_cgroup):
     """Every rank inside the limit: all refuse, rank 0 says why, mpirun ends with status 2."""
-    mpi_exe = os.environ.get("GRUNDY_MPI_EXE") or str(REPO / "build" / "grundy-mpi")
-    if not os.access(mpi_exe, os.X_OK) or shutil.which("mpirun") is None:
+    mpi = mpi_exe()
+    if not os.access(mpi, os.X_OK) or shutil.which("mpirun") is None:
         if os.environ.get("GRUNDY_REQUIRE_MPI"):
-            pytest.fail(f"needs {mpi_exe} and mpirun")
-        pytest.skip(f"no {mpi_exe} or no mpirun")
+            pytest.fail(f"needs {mpi} and mpirun")
+        pytest.skip(f"no {mpi} or no mpirun")
     r = subprocess.run(memory_cgroup(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np",
-                                      "2", mpi_exe, "periods", "--rows", "1024",
+                                      "2", mpi, "periods", "--rows", "1024",
                                       "--ring-memory", "1GiB", "-q"]),
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2, (r.returncode, r.stderr)

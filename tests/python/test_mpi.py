@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, certified_prefix
+from conftest import REPO, certified_prefix, mpi_exe
 
-MPI_EXE = os.environ.get("GRUNDY_MPI_EXE") or str(REPO / "build" / "grundy-mpi")
+MPI_EXE = mpi_exe()
 # OpenMPI refuses to run as root (CI's containers) without these.
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_rmaps_base_oversubscribe="1")
