@@ -45,6 +45,81 @@ void portable_planes(const uint32_t* values, uint64_t w, uint64_t h, uint64_t x_
 }
 
 #ifdef GRUNDY_AVX512_CODE
+// The strips of 16 columns of [x_begin, x_end), each in blocks of `block_rows` rows made by
+// `block` (its planes' rows start at low and high); the rows and columns the blocks leave one
+// value at a time.
+using PlanesBlock = void (*)(const uint32_t* values, uint64_t w, uint64_t h, uint64_t xs,
+                             uint64_t y0, uint8_t* low, uint8_t* high);
+void planes_by_blocks(PlanesBlock block, uint64_t block_rows, const uint32_t* values, uint64_t w,
+                      uint64_t h, uint64_t x_begin, uint64_t x_end, uint8_t* low, uint8_t* high) {
+    const uint64_t whole_h = h / block_rows * block_rows;
+    uint64_t xs = x_begin;
+    for (; xs + 16 <= x_end; xs += 16) {
+        const uint64_t at = (xs - x_begin) * h;
+        for (uint64_t y0 = 0; y0 < whole_h; y0 += block_rows)
+            block(values, w, h, xs, y0, low + at, high + at);
+        planes_of_cells(values, w, h, x_begin, xs, xs + 16, whole_h, h, low, high);
+    }
+    planes_of_cells(values, w, h, x_begin, xs, x_end, 0, h, low, high);
+}
+
+#define GRUNDY_AVX2_TARGET __attribute__((target("avx2")))
+
+// Rows 0..3 (r[0..3], eight columns each) into, for each column, a word of the four rows' low
+// bytes and one of their bytes 1: the rows' two low bytes paired in 16-bit halves, each pair's
+// bytes put in plane order, then the halves of the two pairs joined.
+GRUNDY_AVX2_TARGET inline void words_of_four_rows(const __m256i* r, __m256i& lo, __m256i& hi) {
+    const __m256i order = _mm256_setr_epi8(0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15, 0,
+                                           2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15);
+    // [a0 a1 b0 b1] of rows a, b; [c0 c1 d0 d1] of rows c, d; then [a0 b0 a1 b1], [c0 d0 c1 d1].
+    const __m256i p =
+        _mm256_shuffle_epi8(_mm256_blend_epi16(r[0], _mm256_slli_epi32(r[1], 16), 0xAA), order);
+    const __m256i q =
+        _mm256_shuffle_epi8(_mm256_blend_epi16(r[2], _mm256_slli_epi32(r[3], 16), 0xAA), order);
+    lo = _mm256_blend_epi16(p, _mm256_slli_epi32(q, 16), 0xAA);  // [a0 b0 c0 d0]
+    hi = _mm256_blend_epi16(_mm256_srli_epi32(p, 16), q, 0xAA);  // [a1 b1 c1 d1]
+}
+
+// Four groups' words (g[k]: word c = column c's bytes of rows 4k..4k+3) as each column's 16
+// bytes, stored at out + c * h for the eight columns.
+GRUNDY_AVX2_TARGET inline void store_columns(const __m256i* g, uint64_t h, uint8_t* out) {
+    const __m256i t0 = _mm256_unpacklo_epi32(g[0], g[1]), t1 = _mm256_unpackhi_epi32(g[0], g[1]);
+    const __m256i t2 = _mm256_unpacklo_epi32(g[2], g[3]), t3 = _mm256_unpackhi_epi32(g[2], g[3]);
+    // Column k in the low 128-bit lane of u[k], column k + 4 in the high one.
+    const __m256i u[4] = {_mm256_unpacklo_epi64(t0, t2), _mm256_unpackhi_epi64(t0, t2),
+                          _mm256_unpacklo_epi64(t1, t3), _mm256_unpackhi_epi64(t1, t3)};
+    for (int k = 0; k < 4; ++k) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + k * h), _mm256_castsi256_si128(u[k]));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + (k + 4) * h),
+                         _mm256_extracti128_si256(u[k], 1));
+    }
+}
+
+// Columns xs..xs+15, rows y0..y0+15: each row read as one cache line, both halves of it at
+// once (a 512 tile's rows, 2 KiB apart, share two sets of the first-level cache, which would
+// not keep them for a second pass); four rows at a time become words (words_of_four_rows), the
+// four groups' words the columns' 16 bytes of each plane.
+GRUNDY_AVX2_TARGET void planes_of_block_avx2(const uint32_t* values, uint64_t w, uint64_t h,
+                                             uint64_t xs, uint64_t y0, uint8_t* low,
+                                             uint8_t* high) {
+    __m256i lo[2][4], hi[2][4];  // [half of the columns][group of four rows]
+    for (int g = 0; g < 4; ++g) {
+        __m256i r[2][4];
+        for (int k = 0; k < 4; ++k) {
+            const uint32_t* row = values + (y0 + 4 * g + k) * w + xs;
+            r[0][k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row));
+            r[1][k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 8));
+        }
+        for (int half = 0; half < 2; ++half) words_of_four_rows(r[half], lo[half][g], hi[half][g]);
+    }
+    for (int half = 0; half < 2; ++half) {
+        store_columns(lo[half], h, low + 8 * half * h + y0);
+        store_columns(hi[half], h, high + 8 * half * h + y0);
+    }
+}
+#endif
+
+#ifdef GRUNDY_AVX512_CODE
 GRUNDY_AVX512_INTRINSICS_BEGIN
 #define GRUNDY_VBMI_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi")))
 
@@ -132,18 +207,6 @@ GRUNDY_VBMI_TARGET void planes_of_block(const uint32_t* values, uint64_t w, uint
     }
 }
 
-GRUNDY_VBMI_TARGET void vbmi_planes(const uint32_t* values, uint64_t w, uint64_t h,
-                                    uint64_t x_begin, uint64_t x_end, uint8_t* low, uint8_t* high) {
-    const uint64_t whole_h = h / 64 * 64;
-    uint64_t xs = x_begin;
-    for (; xs + 16 <= x_end; xs += 16) {
-        const uint64_t at = (xs - x_begin) * h;
-        for (uint64_t y0 = 0; y0 < whole_h; y0 += 64)
-            planes_of_block(values, w, h, xs, y0, low + at, high + at);
-        planes_of_cells(values, w, h, x_begin, xs, xs + 16, whole_h, h, low, high);
-    }
-    planes_of_cells(values, w, h, x_begin, xs, x_end, 0, h, low, high);
-}
 GRUNDY_AVX512_INTRINSICS_END
 #endif
 
@@ -153,11 +216,24 @@ bool planes_transpose_has_vbmi() {
     return cpu_has_avx512vbmi();
 }
 
-void transpose_columns_to_planes(const uint32_t* values, uint64_t w, uint64_t h, uint64_t x_begin,
-                                 uint64_t x_end, uint8_t* low, uint8_t* high, bool portable) {
+bool planes_transpose_has_avx2() {
 #ifdef GRUNDY_AVX512_CODE
-    if (!portable && planes_transpose_has_vbmi())
-        return vbmi_planes(values, w, h, x_begin, x_end, low, high);
+    static const bool has = __builtin_cpu_supports("avx2");
+    return has;
+#else
+    return false;
+#endif
+}
+
+void transpose_columns_to_planes(const uint32_t* values, uint64_t w, uint64_t h, uint64_t x_begin,
+                                 uint64_t x_end, uint8_t* low, uint8_t* high, PlanesCode code) {
+#ifdef GRUNDY_AVX512_CODE
+    if (code == PlanesCode::best && planes_transpose_has_vbmi())
+        return planes_by_blocks(planes_of_block, 64, values, w, h, x_begin, x_end, low, high);
+    if (code != PlanesCode::portable && planes_transpose_has_avx2())
+        return planes_by_blocks(planes_of_block_avx2, 16, values, w, h, x_begin, x_end, low, high);
+#else
+    (void)code;
 #endif
     portable_planes(values, w, h, x_begin, x_end, low, high);
 }

@@ -27,8 +27,9 @@
 #endif
 
 // GRUNDY_AVX512_CODE: where the loops that carry code of their own for AVX-512 (the chunks'
-// byte planes, Fletcher-32, the run-length encoder's parse and counts) build it, with
-// <immintrin.h> included; and what this CPU has of AVX-512, asked once, for them to pick it.
+// byte planes, Fletcher-32, the run-length encoder's parse and counts) or AVX2 (the mirror's
+// byte planes) build it, with <immintrin.h> included; and what this CPU has of AVX-512, asked
+// once, for them to pick it.
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
 #define GRUNDY_AVX512_CODE 1

@@ -1,6 +1,6 @@
 // A tile's columns as the byte planes of its mirror's chunk (base/byte_planes.hpp), against the
-// planes made one value at a time: the AVX-512 VBMI code where the CPU has it, and the portable
-// code everywhere.
+// planes made one value at a time: the AVX-512 VBMI code and the AVX2 code where the CPU has them,
+// and the portable code everywhere.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -30,11 +30,11 @@ Planes slow_planes(const std::vector<uint32_t>& v, uint64_t w, uint64_t h, uint6
 }
 
 Planes fast_planes(const std::vector<uint32_t>& v, uint64_t w, uint64_t h, uint64_t x0, uint64_t x1,
-                   bool portable) {
+                   PlanesCode code) {
     // Room after the planes, which must stay as it is.
     Planes p{std::vector<uint8_t>((x1 - x0) * h + 64, 0xEE),
              std::vector<uint8_t>((x1 - x0) * h + 64, 0xEE)};
-    transpose_columns_to_planes(v.data(), w, h, x0, x1, p.low.data(), p.high.data(), portable);
+    transpose_columns_to_planes(v.data(), w, h, x0, x1, p.low.data(), p.high.data(), code);
     for (size_t i = (x1 - x0) * h; i < p.low.size(); ++i) {
         EXPECT_EQ(p.low[i], 0xEE) << "written past the low plane";
         EXPECT_EQ(p.high[i], 0xEE) << "written past the high plane";
@@ -45,7 +45,8 @@ Planes fast_planes(const std::vector<uint32_t>& v, uint64_t w, uint64_t h, uint6
 }
 
 // Every byte of every value distinct from its neighbours' (random 32-bit values), on tiles whose
-// sides are and are not multiples of the 16 x 64 blocks, from strips at and off block edges.
+// sides are and are not multiples of the blocks (16 x 64, 16 x 16), from strips at and off block
+// edges.
 TEST(BytePlanes, ColumnsAreTheMirrorsPlanes) {
     std::mt19937 rng(5);
     struct Case {
@@ -54,21 +55,26 @@ TEST(BytePlanes, ColumnsAreTheMirrorsPlanes) {
     const Case cases[] = {{512, 512, 0, 16},      {512, 512, 48, 64}, {512, 512, 0, 512},
                           {512, 512, 7, 40},      {128, 128, 0, 128}, {256, 1024, 16, 32},
                           {1024, 256, 992, 1024}, {80, 1000, 0, 80},  {48, 48, 0, 48},
-                          {17, 65, 0, 17},        {16, 64, 0, 16},    {5, 3, 1, 4}};
-    for (const bool portable : {true, false}) {
+                          {17, 65, 0, 17},        {16, 64, 0, 16},    {5, 3, 1, 4},
+                          {16, 16, 0, 16},        {33, 31, 0, 33},    {512, 17, 3, 35}};
+    const char* names[] = {"best", "AVX2", "portable"};
+    for (const PlanesCode code : {PlanesCode::best, PlanesCode::avx2, PlanesCode::portable}) {
+        const char* name = names[static_cast<int>(code)];
         for (const Case& c : cases) {
             std::vector<uint32_t> v(c.w * c.h);
             for (auto& x : v) x = static_cast<uint32_t>(rng());
             const Planes want = slow_planes(v, c.w, c.h, c.x0, c.x1);
-            const Planes got = fast_planes(v, c.w, c.h, c.x0, c.x1, portable);
-            EXPECT_EQ(got.low, want.low) << c.w << " x " << c.h << ", columns " << c.x0 << ".."
-                                         << c.x1 << (portable ? ", portable" : "");
-            EXPECT_EQ(got.high, want.high) << c.w << " x " << c.h << ", columns " << c.x0 << ".."
-                                           << c.x1 << (portable ? ", portable" : "");
+            const Planes got = fast_planes(v, c.w, c.h, c.x0, c.x1, code);
+            EXPECT_EQ(got.low, want.low)
+                << c.w << " x " << c.h << ", columns " << c.x0 << ".." << c.x1 << ", " << name;
+            EXPECT_EQ(got.high, want.high)
+                << c.w << " x " << c.h << ", columns " << c.x0 << ".." << c.x1 << ", " << name;
         }
     }
     if (!planes_transpose_has_vbmi())
-        std::printf("(no AVX-512 VBMI here: the portable code tested twice)\n");
+        std::printf("(no AVX-512 VBMI here: \"best\" is the AVX2 or the portable code)\n");
+    if (!planes_transpose_has_avx2())
+        std::printf("(no AVX2 here: \"AVX2\" is the portable code)\n");
 }
 
 TEST(BytePlanes, SplitRowTakesBytesZeroAndOne) {
