@@ -19,8 +19,8 @@ enum class PlanesCode { best, avx2, portable };
 // planes in registers: 64 rows with AVX-512 VBMI (byte permutes, then a 16 x 16 transpose of
 // four-byte words), else 16 rows with AVX2 (16-bit blends and byte shuffles, then 4 x 8
 // transposes of words). The portable code transposes the strip into a buffer
-// (transpose_columns), then split_row_2: on a Zen 3 core it takes 1.5 times as long as the AVX2
-// code (docs/benchmarks.md).
+// (transpose_columns), then split_row_2: on a Zen 3 core it takes 1.4 times as long as the AVX2
+// code on a 512 tile (build/grundy_bench_planes, docs/benchmarks.md).
 void transpose_columns_to_planes(const uint32_t* values, uint64_t w, uint64_t h, uint64_t x_begin,
                                  uint64_t x_end, uint8_t* low, uint8_t* high,
                                  PlanesCode code = PlanesCode::best);

@@ -176,3 +176,17 @@ def test_bench_output_parts_times_each_sink_and_refuses_bad_arguments(grundy_exe
     for bad in (["1024", "file"], ["0", "none"], ["12x", "none"], ["1024"]):
         r = subprocess.run([str(tool), *bad], capture_output=True, text=True, timeout=60)
         assert r.returncode == 2 and r.stderr.startswith("usage:"), (bad, r.stderr)
+
+
+def test_bench_planes_times_each_code_and_refuses_bad_arguments(grundy_exe):
+    tool = Path(grundy_exe).parent / "grundy_bench_planes"
+    r = subprocess.run([str(tool), "64", "5"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    lines = [line.split() for line in r.stdout.splitlines()]
+    has_avx2 = " avx2 " in f" {Path('/proc/cpuinfo').read_text()} "
+    names = ["portable"] + (["avx2"] if has_avx2 else []) + ["best"]
+    assert [line[0] for line in lines] == names, r.stdout
+    assert all(line[1] == "64" and float(line[2]) > 0 for line in lines), r.stdout
+    for bad in (["8"], ["64", "0"], ["6x"], ["64", "5", "1"]):
+        r = subprocess.run([str(tool), *bad], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2 and r.stderr.startswith("usage:"), (bad, r.stderr)
