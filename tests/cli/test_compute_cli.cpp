@@ -313,8 +313,7 @@ TEST(CliCompute, RunsWithoutStartingItselfAgain) {
     });
     kill(pid, SIGKILL);
     wait_grundy(pid);
-    EXPECT_TRUE(named) << "the process was never named grundy with an environment within 60 s: "
-                       << name;
+    EXPECT_TRUE(named) << "the process was never named grundy with an environment: " << name;
     // Read while it runs (a process that has ended shows an empty environment).
     EXPECT_NE(environment.find("GRUNDY_TEST_MARK=kept"), std::string::npos) << environment;
     EXPECT_EQ(environment.find("glibc.malloc."), std::string::npos);

@@ -241,10 +241,13 @@ inline RunResult run_grundy_on_terminal(const std::string& args) {
     return r;
 }
 
-// Polls `sign` until it holds or the process has ended (or 60 s have passed, a hung run);
-// returns whether it held.
+// Polls `sign` until it holds or the process has ended (or 300 s have passed, a hung run);
+// returns whether it held. The deadline is far from what a working run needs: under the
+// sanitizers a run reaches its signs many times later than in Release, and a strip that must
+// sweep some millions of columns first (GrowRingCli.PhaseTwoAfterALongerRing, about 58 k columns
+// a second there on a 2-core Zen 3) took more than 60 s.
 inline bool wait_for(pid_t pid, const std::function<bool()>& sign) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
     while (std::chrono::steady_clock::now() < deadline) {
         if (sign()) return true;
         if (!still_running(pid)) return sign();
