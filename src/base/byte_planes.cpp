@@ -217,12 +217,7 @@ bool planes_transpose_has_vbmi() {
 }
 
 bool planes_transpose_has_avx2() {
-#ifdef GRUNDY_AVX512_CODE
-    static const bool has = __builtin_cpu_supports("avx2");
-    return has;
-#else
-    return false;
-#endif
+    return cpu_has_avx2();
 }
 
 void transpose_columns_to_planes(const uint32_t* values, uint64_t w, uint64_t h, uint64_t x_begin,

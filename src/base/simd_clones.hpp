@@ -28,8 +28,8 @@
 
 // GRUNDY_AVX512_CODE: where the loops that carry code of their own for AVX-512 (the chunks'
 // byte planes, Fletcher-32, the run-length encoder's parse and counts) or AVX2 (the mirror's
-// byte planes) build it, with <immintrin.h> included; and what this CPU has of AVX-512, asked
-// once, for them to pick it.
+// byte planes) build it, with <immintrin.h> included; and what this CPU has of AVX2 and AVX-512
+// (and BMI, which the mex kernels' builds use), asked once, for them and the kernels to pick.
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
 #define GRUNDY_AVX512_CODE 1
@@ -37,8 +37,20 @@
 
 namespace grundy::base {
 #ifdef GRUNDY_AVX512_CODE
+inline bool cpu_has_bmi1_bmi2() {
+    static const bool has = __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
+    return has;
+}
+inline bool cpu_has_avx2() {
+    static const bool has = __builtin_cpu_supports("avx2");
+    return has;
+}
+inline bool cpu_has_avx512f() {
+    static const bool has = __builtin_cpu_supports("avx512f");
+    return has;
+}
 inline bool cpu_has_avx512bw() {
-    static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    static const bool has = cpu_has_avx512f() && __builtin_cpu_supports("avx512bw");
     return has;
 }
 inline bool cpu_has_avx512vbmi() {
@@ -50,6 +62,15 @@ inline bool cpu_has_avx512vbmi2() {  // and VBMI, which every CPU with VBMI2 has
     return has;
 }
 #else
+inline bool cpu_has_bmi1_bmi2() {
+    return false;
+}
+inline bool cpu_has_avx2() {
+    return false;
+}
+inline bool cpu_has_avx512f() {
+    return false;
+}
 inline bool cpu_has_avx512bw() {
     return false;
 }

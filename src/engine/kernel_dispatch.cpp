@@ -2,6 +2,7 @@
 #include <atomic>
 #include <string>
 
+#include "base/simd_clones.hpp"
 #include "engine/sweep.hpp"
 #include "grundy/error.hpp"
 
@@ -13,17 +14,10 @@ bool mex_kernel_supported(MexKernel kernel) {
         case MexKernel::Portable:
         case MexKernel::Summary:
             return true;
-#if defined(__x86_64__)
         case MexKernel::Avx2:
-            return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
-                   __builtin_cpu_supports("bmi2");
+            return base::cpu_has_avx2() && base::cpu_has_bmi1_bmi2();
         case MexKernel::Avx512:
-            return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("bmi") &&
-                   __builtin_cpu_supports("bmi2");
-#else
-        default:
-            return false;
-#endif
+            return base::cpu_has_avx512f() && base::cpu_has_bmi1_bmi2();
     }
     return false;
 }
@@ -70,14 +64,10 @@ std::atomic<Build> build_limit{Build::Avx512};
 
 // The vector builds are compiled for BMI1 and BMI2 too (tzcnt, shlx: 3% of a 16384^2 run).
 Build cpu_build() {
-#if defined(__x86_64__)
-    if (!__builtin_cpu_supports("bmi") || !__builtin_cpu_supports("bmi2")) return Build::AnyCpu;
-    if (__builtin_cpu_supports("avx512f")) return Build::Avx512;
-    if (__builtin_cpu_supports("avx2")) return Build::Avx2;
+    if (!base::cpu_has_bmi1_bmi2()) return Build::AnyCpu;
+    if (base::cpu_has_avx512f()) return Build::Avx512;
+    if (base::cpu_has_avx2()) return Build::Avx2;
     return Build::Bmi2;
-#else
-    return Build::AnyCpu;
-#endif
 }
 }  // namespace
 

@@ -44,6 +44,18 @@ Planes fast_planes(const std::vector<uint32_t>& v, uint64_t w, uint64_t h, uint6
     return p;
 }
 
+const char* code_name(PlanesCode code) {
+    switch (code) {
+        case PlanesCode::best:
+            return "best";
+        case PlanesCode::avx2:
+            return "AVX2";
+        case PlanesCode::portable:
+            return "portable";
+    }
+    return "?";
+}
+
 // Every byte of every value distinct from its neighbours' (random 32-bit values), on tiles whose
 // sides are and are not multiples of the blocks (16 x 64, 16 x 16), from strips at and off block
 // edges.
@@ -57,9 +69,8 @@ TEST(BytePlanes, ColumnsAreTheMirrorsPlanes) {
                           {1024, 256, 992, 1024}, {80, 1000, 0, 80},  {48, 48, 0, 48},
                           {17, 65, 0, 17},        {16, 64, 0, 16},    {5, 3, 1, 4},
                           {16, 16, 0, 16},        {33, 31, 0, 33},    {512, 17, 3, 35}};
-    const char* names[] = {"best", "AVX2", "portable"};
     for (const PlanesCode code : {PlanesCode::best, PlanesCode::avx2, PlanesCode::portable}) {
-        const char* name = names[static_cast<int>(code)];
+        const char* name = code_name(code);
         for (const Case& c : cases) {
             std::vector<uint32_t> v(c.w * c.h);
             for (auto& x : v) x = static_cast<uint32_t>(rng());
