@@ -10,18 +10,26 @@
 
 namespace grundy::testing {
 
-// g(x, y) by a direct mex over every option: (x - a, y), (x, y - b), (x - c, y - c).
+// g(x, y) by a direct mex over every option: (x - a, y), (x, y - b), (x - c, y - c). A cell has
+// x + y + min(x, y) options, so its value is at most that: the values seen are marked in a flag
+// array of that length plus one, cleared for each cell (a std::set per cell made the tables
+// of a few hundred squared take seconds, and minutes under the sanitizers).
 inline std::vector<uint32_t> direct_mex_table(uint64_t rows, uint64_t cols) {
     std::vector<uint32_t> g(rows * cols);
+    std::vector<uint8_t> seen;
     auto at = [&](uint64_t x, uint64_t y) { return g[y * cols + x]; };
     for (uint64_t y = 0; y < rows; ++y)
         for (uint64_t x = 0; x < cols; ++x) {
-            std::set<uint32_t> seen;
-            for (uint64_t a = 1; a <= x; ++a) seen.insert(at(x - a, y));
-            for (uint64_t b = 1; b <= y; ++b) seen.insert(at(x, y - b));
-            for (uint64_t c = 1; c <= x && c <= y; ++c) seen.insert(at(x - c, y - c));
+            const uint64_t options = x + y + (x < y ? x : y);
+            seen.assign(options + 1, 0);
+            auto mark = [&](uint32_t v) {
+                if (v <= options) seen[v] = 1;
+            };
+            for (uint64_t a = 1; a <= x; ++a) mark(at(x - a, y));
+            for (uint64_t b = 1; b <= y; ++b) mark(at(x, y - b));
+            for (uint64_t c = 1; c <= x && c <= y; ++c) mark(at(x - c, y - c));
             uint32_t m = 0;
-            while (seen.count(m)) ++m;
+            while (seen[m]) ++m;
             g[y * cols + x] = m;
         }
     return g;
