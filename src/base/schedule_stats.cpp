@@ -22,14 +22,23 @@ uint64_t nanoseconds_since(std::chrono::steady_clock::time_point start) {
                                      std::chrono::steady_clock::now() - start)
                                      .count());
 }
+
+// Adds the wall and CPU time since `start` to two totals.
+void add_since(const ScheduleStats::Stamp& start, std::atomic<uint64_t>& wall_ns,
+               std::atomic<uint64_t>& cpu_ns) {
+    const int64_t cpu = ScheduleStats::now().cpu_ns - start.cpu_ns;
+    wall_ns.fetch_add(nanoseconds_since(start.wall), std::memory_order_relaxed);
+    cpu_ns.fetch_add(static_cast<uint64_t>(std::max<int64_t>(0, cpu)), std::memory_order_relaxed);
+}
 }  // namespace
 
 void ScheduleStats::task(const Stamp& start) {
-    const int64_t cpu = now().cpu_ns - start.cpu_ns;
     tasks_.fetch_add(1, std::memory_order_relaxed);
-    task_ns_.fetch_add(nanoseconds_since(start.wall), std::memory_order_relaxed);
-    task_cpu_ns_.fetch_add(static_cast<uint64_t>(std::max<int64_t>(0, cpu)),
-                           std::memory_order_relaxed);
+    add_since(start, task_ns_, task_cpu_ns_);
+}
+
+void ScheduleStats::sweep(const Stamp& start) {
+    add_since(start, sweep_ns_, sweep_cpu_ns_);
 }
 
 void ScheduleStats::region(const Stamp& start, int team) {
@@ -51,6 +60,10 @@ ScheduleStats::~ScheduleStats() {
                  busy * 1e6 / static_cast<double>(tasks), cpu * 1e6 / static_cast<double>(tasks),
                  busy, held, static_cast<unsigned long long>(regions_.load()),
                  held > 0 ? 100 * busy / held : 0.0);
+    if (sweep_ns_.load() == 0) return;
+    std::fprintf(stderr, "schedule %s sweep: %.1f us of a task on average (%.1f us of CPU)\n",
+                 name_, static_cast<double>(sweep_ns_.load()) * 1e-3 / static_cast<double>(tasks),
+                 static_cast<double>(sweep_cpu_ns_.load()) * 1e-3 / static_cast<double>(tasks));
 }
 
 // Function-local statics: constructed at first use, destroyed (and printed) at exit.

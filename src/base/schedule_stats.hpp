@@ -4,7 +4,9 @@
 // task and each parallel region, and at exit one line per schedule goes to stderr: the tasks,
 // their mean time, and the share of the regions' thread-seconds spent in tasks (the rest is
 // waiting for a ready task, handing tasks over, and a block's start and end), and the tasks' own
-// CPU time. Off, a task costs one test of a flag read once at start.
+// CPU time, and of that the sweep's own (the table's: the cells, without handing the tile to its
+// sink), which tells what writing a tile costs its worker from what it costs the sweeps beside
+// it. Off, a task costs one test of a flag read once at start.
 #pragma once
 
 #include <atomic>
@@ -31,13 +33,14 @@ class ScheduleStats {
     // Stamps only when on: a zero stamp otherwise.
     static Stamp now_if_on() { return on_ ? now() : Stamp{}; }
     void task(const Stamp& start);
+    void sweep(const Stamp& start);  // a part of a task: the cells' sweep
     void region(const Stamp& start, int team);
 
   private:
     static const bool on_;
     const char* name_;
-    std::atomic<uint64_t> tasks_{0}, task_ns_{0}, task_cpu_ns_{0}, regions_{0},
-        region_thread_ns_{0};
+    std::atomic<uint64_t> tasks_{0}, task_ns_{0}, task_cpu_ns_{0}, sweep_ns_{0}, sweep_cpu_ns_{0},
+        regions_{0}, region_thread_ns_{0};
 };
 
 // One for each schedule, alive for the whole process.

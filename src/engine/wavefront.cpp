@@ -155,7 +155,9 @@ class TileWork {
             counters.note_bytes(
                 engine::replay_tile(state_, r.x0, r.x1, r.y0, r.y1, buffer, on_diagonal));
         } else {
+            const ScheduleStats::Stamp sweep_start = ScheduleStats::now_if_on();
             counters.note_bytes(sweep_(state_, r.x0, r.x1, r.y0, r.y1, buffer, on_diagonal));
+            if (ScheduleStats::on()) table_schedule_stats().sweep(sweep_start);
         }
         // Done with its tile on the diagonal, a column is only read above it (mirrored).
         if (on_diagonal) counters.note_bytes(-engine::close_columns(state_, r.x0, r.x1));

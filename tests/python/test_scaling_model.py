@@ -104,6 +104,12 @@ def test_schedule_stats_count_the_programs_tasks(grundy_exe, tmp_path):
     assert (tasks, regions) == (10, 1)
     assert busy == pytest.approx(tasks * mean_us * 1e-6, rel=0.01, abs=0.001)  # as printed
     assert 0 < busy <= held * 1.001 and share <= 100.1
+    sweep = [l for l in r.stderr.splitlines() if l.startswith("schedule table sweep:")]
+    assert len(sweep) == 1, r.stderr
+    m = re.fullmatch(r"schedule table sweep: ([\d.]+) us of a task on average \(([\d.]+) us of "
+                     r"CPU\)", sweep[0])
+    assert m, sweep[0]
+    assert 0 < float(m.group(1)) <= mean_us * 1.001
     # Off, nothing is printed.
     assert "schedule" not in run_with_stats(grundy_exe, table, False).stderr
     # The strip on one thread: 64 rows are one band, tiles of at most 256 columns; 1024 columns
