@@ -1,6 +1,7 @@
 """scripts/bench on a tiny table: besides the engine clocks, it reports the whole run with
 output against the whole run without (the processes as a user times them), in the table and in
-every alternated round, with the time a virtual machine's host took from each of those runs."""
+every alternated round, with the time a virtual machine's host took from each of those runs and
+what a tile's sweep and the rest of its task took in each."""
 
 import os
 import re
@@ -21,15 +22,21 @@ def test_bench_reports_whole_run_ratio():
     rounds = [line for line in out.splitlines() if line.startswith("| 1 |")]
     assert len(rounds) == 1, out
     cells = [c.strip() for c in rounds[0].strip("|").split("|")]
-    with_output, without, ratio = (float(c) for c in cells[-4:-1])
+    with_output, without, ratio = (float(c) for c in cells[-6:-3])
     assert with_output > 0 and without > 0
     assert abs(ratio - with_output / without) < 0.01 + 0.01 * ratio
     # The host's steal during each of the two runs: seconds of all the cores, never more than
     # the run took on every one of them.
-    steal = [float(c) for c in cells[-1].split(",")]
+    steal = [float(c) for c in cells[-3].split(",")]
     cores = os.cpu_count() or 1
     assert len(steal) == 2 and all(s >= 0 for s in steal), cells
     assert steal[0] <= cores * with_output + 0.02 and steal[1] <= cores * without + 0.02, cells
+    # A tile's CPU in those runs (GRUNDY_SCHEDULE_STATS): the sweep with and without output, and
+    # what the run with output did besides: µs that fit in the whole runs' time on every core.
+    sweeps = [int(c) for c in cells[-2].split(",")]
+    rest = int(cells[-1])
+    assert len(sweeps) == 2 and all(0 < t <= cores * without * 1e6 for t in sweeps), cells
+    assert 0 < rest <= cores * with_output * 1e6, cells
 
 
 def test_bench_against_refuses_an_unknown_revision():
